@@ -1,0 +1,53 @@
+# mapfarm: the two set-up commands of the README.
+#   make run    installs missing packages, builds, runs configs/quick.yaml into results.db and
+#               prints its completion-rate table
+#   make test   installs missing packages, builds, runs every test
+#   make sanitize   the test suite built with AddressSanitizer and UBSan (CI runs it)
+# Builds are out of tree, in build/ (build-san/ for sanitizers).
+
+BUILD ?= build
+SAN_BUILD ?= build-san
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+PLAN ?= configs/quick.yaml
+DB ?= results.db
+PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev libcriterion-dev pkg-config
+
+.PHONY: all deps build run test sanitize clean
+
+all: build
+
+# Installs what is missing: with apt-get as root, otherwise prints the exact command.
+deps:
+	@missing=""; \
+	for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "missing packages; run:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+
+$(BUILD)/Makefile: CMakeLists.txt
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+
+build: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/mapfarm run $(PLAN) --db $(DB)
+	$(BUILD)/mapfarm report --db $(DB) completion-rate
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+sanitize: deps
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMAPFARM_ASAN=ON -DMAPFARM_UBSAN=ON >/dev/null
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD)

@@ -1,0 +1,181 @@
+/* algo.c: the registry of algorithms and parameter handling. */
+#include "algo.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+#include "sim_int.h"
+
+/* BMAA* (seed 001 Sec. IV; slides seed 000). Defaults are the paper's: 32 expansions, 32 moves,
+ * vision sqrt(2) (the eight neighbours). Names of the variants follow ALGORITHMS.md: -f push,
+ * -c flow. */
+static const mapf_param_def bmaa_params[] = {
+    {"expansions", MAPF_PARAM_INT, 1, 10000000, 32,
+     "node expansions per RTAA* search (lookahead)"},
+    {"moves", MAPF_PARAM_INT, 1, 1000000, 32,
+     "moves along a path prefix before the agent searches again"},
+    {"vision", MAPF_PARAM_REAL, 0, 1000000, MAPF_SQRT2,
+     "agents within this Euclidean distance are obstacles to the search"},
+    {"push", MAPF_PARAM_BOOL, 0, 1, 0,
+     "an agent may push another off its goal to a free neighbour"},
+    {"flow", MAPF_PARAM_BOOL, 0, 1, 0, "search on FAR's flow-annotated graph"},
+};
+
+static int bmaa_check(const mapf_params *p, mapf_diag *d) {
+  if (p->v[4] != 0)
+    return mapf_diag_set(d, MAPF_EUNSUPPORTED, NULL, 0, 0,
+                         "bmaa: flow: true needs flow annotation, which this version does not "
+                         "implement yet; use flow: false");
+  return MAPF_OK;
+}
+
+static const mapf_algo_def algo_table[] = {
+    {"bmaa", "BMAA*",
+     "Bounded Multi-Agent A*: every agent runs its own RTAA* (seed 001, Algs. 2-5)",
+     bmaa_params, (int32_t)(sizeof bmaa_params / sizeof bmaa_params[0]), bmaa_check,
+     &mapf__bmaa_vt},
+};
+
+int32_t mapf_algo_count(void) { return (int32_t)(sizeof algo_table / sizeof algo_table[0]); }
+
+const mapf_algo_def *mapf_algo_at(int32_t i) {
+  return i >= 0 && i < mapf_algo_count() ? &algo_table[i] : NULL;
+}
+
+const mapf_algo_def *mapf_algo_find(const char *name) {
+  for (int32_t i = 0; i < mapf_algo_count(); i++)
+    if (strcmp(algo_table[i].name, name) == 0) return &algo_table[i];
+  return NULL;
+}
+
+int32_t mapf_param_index(const mapf_algo_def *def, const char *name) {
+  for (int32_t i = 0; i < def->nparams; i++)
+    if (strcmp(def->params[i].name, name) == 0) return i;
+  return -1;
+}
+
+void mapf_params_default(const mapf_algo_def *def, mapf_params *p) {
+  memset(p, 0, sizeof *p);
+  for (int32_t i = 0; i < def->nparams; i++) p->v[i] = def->params[i].def;
+}
+
+/* Shortest %g form that reads back to the same double, so JSON (and so job keys) are canonical
+ * and readable: 0.2 stays "0.2", sqrt(2) gets all 17 digits. */
+static int format_real(double v, char *buf, size_t n) {
+  char tmp[64];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+    if (strtod(tmp, NULL) == v) break;
+  }
+  return snprintf(buf, n, "%s", tmp);
+}
+
+int mapf_param_format(const mapf_algo_def *def, int32_t i, double value, char *buf, size_t n) {
+  switch (def->params[i].type) {
+  case MAPF_PARAM_BOOL:
+    return snprintf(buf, n, "%s", value != 0 ? "true" : "false");
+  case MAPF_PARAM_INT:
+    return snprintf(buf, n, "%lld", (long long)value);
+  default:
+    return format_real(value, buf, n);
+  }
+}
+
+static const char *type_phrase(const mapf_param_def *pd) {
+  switch (pd->type) {
+  case MAPF_PARAM_BOOL:
+    return "a boolean";
+  case MAPF_PARAM_INT:
+    return "an integer";
+  default:
+    return "a number";
+  }
+}
+
+int mapf_param_check(const mapf_algo_def *def, int32_t i, double value, mapf_diag *d) {
+  const mapf_param_def *pd = &def->params[i];
+  char lo[32], hi[32], found[32];
+  mapf_param_format(def, i, pd->min, lo, sizeof lo);
+  mapf_param_format(def, i, pd->max, hi, sizeof hi);
+  format_real(value, found, sizeof found);
+  int ok = isfinite(value);
+  if (ok && pd->type == MAPF_PARAM_BOOL) ok = value == 0 || value == 1;
+  if (ok && pd->type == MAPF_PARAM_INT) ok = value == floor(value);
+  if (ok && pd->type != MAPF_PARAM_BOOL) ok = value >= pd->min && value <= pd->max;
+  if (ok) return MAPF_OK;
+  if (pd->type == MAPF_PARAM_BOOL)
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "%s: expected a boolean, found %s",
+                         pd->name, found);
+  return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "%s: expected %s in [%s, %s], found %s",
+                       pd->name, type_phrase(pd), lo, hi, found);
+}
+
+int mapf_param_parse(const mapf_algo_def *def, int32_t i, const char *text, double *value,
+                     mapf_diag *d) {
+  const mapf_param_def *pd = &def->params[i];
+  if (pd->type == MAPF_PARAM_BOOL) {
+    static const char *const yes[] = {"true", "yes", "on", "1"};
+    static const char *const no[] = {"false", "no", "off", "0"};
+    for (int k = 0; k < 4; k++) {
+      if (strcmp(text, yes[k]) == 0) return *value = 1, MAPF_OK;
+      if (strcmp(text, no[k]) == 0) return *value = 0, MAPF_OK;
+    }
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "%s: expected a boolean, found \"%s\"",
+                         pd->name, text);
+  }
+  double v;
+  if (pd->type == MAPF_PARAM_REAL && (strcmp(text, "sqrt(2)") == 0 || strcmp(text, "sqrt2") == 0)) {
+    v = MAPF_SQRT2;
+  } else {
+    char *end = NULL;
+    v = strtod(text, &end);
+    if (!*text || end == text || *end != '\0') {
+      return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "%s: expected %s, found \"%s\"",
+                           pd->name, type_phrase(pd), text);
+    }
+  }
+  int rc = mapf_param_check(def, i, v, d);
+  if (rc == MAPF_OK) *value = v;
+  return rc;
+}
+
+int mapf_params_check(const mapf_algo_def *def, const mapf_params *p, mapf_diag *d) {
+  for (int32_t i = 0; i < def->nparams; i++) {
+    int rc = mapf_param_check(def, i, p->v[i], d);
+    if (rc != MAPF_OK) return rc;
+  }
+  return def->check ? def->check(p, d) : MAPF_OK;
+}
+
+int mapf_params_json(const mapf_algo_def *def, const mapf_params *p, char *buf, size_t n) {
+  /* Keys sorted by name: selection by index keeps this allocation-free. */
+  int32_t order[MAPF_MAX_PARAMS];
+  for (int32_t i = 0; i < def->nparams; i++) order[i] = i;
+  for (int32_t i = 1; i < def->nparams; i++) {
+    int32_t k = order[i], j = i;
+    while (j > 0 && strcmp(def->params[order[j - 1]].name, def->params[k].name) > 0) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = k;
+  }
+  size_t len = 0;
+  char val[64];
+#define APPEND(...)                                                    \
+  do {                                                                 \
+    int w_ = snprintf(len < n ? buf + len : NULL, len < n ? n - len : 0, __VA_ARGS__); \
+    len += (size_t)(w_ > 0 ? w_ : 0);                                  \
+  } while (0)
+  APPEND("{");
+  for (int32_t k = 0; k < def->nparams; k++) {
+    int32_t i = order[k];
+    mapf_param_format(def, i, p->v[i], val, sizeof val);
+    APPEND("%s\"%s\":%s", k ? "," : "", def->params[i].name, val);
+  }
+  APPEND("}");
+#undef APPEND
+  return (int)len;
+}

@@ -1,0 +1,139 @@
+/* grid.c: grid construction, legal moves and connected components. Parsing of MovingAI files is
+ * in movingai.c. */
+#include "grid.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+
+const int8_t mapf_dir_dx[8] = {0, 1, 0, -1, 1, 1, -1, -1};
+const int8_t mapf_dir_dy[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
+const double mapf_dir_cost[8] = {1, 1, 1, 1, MAPF_SQRT2, MAPF_SQRT2, MAPF_SQRT2, MAPF_SQRT2};
+
+mapf_grid *mapf_grid_new(int32_t width, int32_t height, const char *name) {
+  if (width < 1 || height < 1 || width > MAPF_GRID_MAX_SIDE || height > MAPF_GRID_MAX_SIDE ||
+      (int64_t)width * height > MAPF_GRID_MAX_CELLS)
+    return NULL;
+  mapf_grid *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  g->width = width;
+  g->height = height;
+  g->ncells = width * height;
+  g->passable = calloc((size_t)g->ncells, 1);
+  g->name = strdup(name ? name : "");
+  if (!g->passable || !g->name) {
+    mapf_grid_free(g);
+    return NULL;
+  }
+  return g;
+}
+
+void mapf_grid_free(mapf_grid *g) {
+  if (!g) return;
+  free(g->passable);
+  free(g->terrain);
+  free(g->moves);
+  free(g->component);
+  free(g->component_size);
+  free(g->name);
+  free(g);
+}
+
+static int passable_at(const mapf_grid *g, int32_t x, int32_t y) {
+  return mapf_grid_in(g, x, y) && g->passable[mapf_grid_id(g, x, y)];
+}
+
+int mapf_grid_finish(mapf_grid *g) {
+  int32_t n = g->ncells;
+  free(g->moves);
+  free(g->component);
+  free(g->component_size);
+  g->component_size = NULL;
+  g->moves = calloc((size_t)n, 1);
+  g->component = malloc((size_t)n * sizeof *g->component);
+  int32_t *stack = malloc((size_t)n * sizeof *stack);
+  if (!g->moves || !g->component || !stack) {
+    free(stack);
+    return MAPF_ENOMEM;
+  }
+  for (int d = 0; d < 8; d++) g->offset[d] = mapf_dir_dy[d] * g->width + mapf_dir_dx[d];
+
+  g->npassable = 0;
+  for (int32_t y = 0; y < g->height; y++) {
+    for (int32_t x = 0; x < g->width; x++) {
+      int32_t id = mapf_grid_id(g, x, y);
+      if (!g->passable[id]) continue;
+      g->npassable++;
+      uint8_t m = 0;
+      for (int d = 0; d < 8; d++) {
+        int32_t nx = x + mapf_dir_dx[d], ny = y + mapf_dir_dy[d];
+        if (!passable_at(g, nx, ny)) continue;
+        /* No corner cutting: a diagonal needs both cardinal cells beside it. */
+        if (d >= 4 && !(passable_at(g, nx, y) && passable_at(g, x, ny))) continue;
+        m |= (uint8_t)(1u << d);
+      }
+      g->moves[id] = m;
+    }
+  }
+
+  /* Components by depth-first flood fill over legal moves. Without corner cutting these are
+   * exactly the 4-connected components. */
+  for (int32_t i = 0; i < n; i++) g->component[i] = -1;
+  int32_t ncomp = 0, cap = 16;
+  g->component_size = malloc((size_t)cap * sizeof *g->component_size);
+  if (!g->component_size) {
+    free(stack);
+    return MAPF_ENOMEM;
+  }
+  for (int32_t s = 0; s < n; s++) {
+    if (!g->passable[s] || g->component[s] >= 0) continue;
+    if (ncomp == cap) {
+      cap *= 2;
+      int32_t *p = realloc(g->component_size, (size_t)cap * sizeof *p);
+      if (!p) {
+        free(stack);
+        return MAPF_ENOMEM;
+      }
+      g->component_size = p;
+    }
+    int32_t top = 0, size = 0;
+    stack[top++] = s;
+    g->component[s] = ncomp;
+    while (top > 0) {
+      int32_t u = stack[--top];
+      size++;
+      for (int d = 0; d < 4; d++) {
+        if (!(g->moves[u] >> d & 1)) continue;
+        int32_t v = u + g->offset[d];
+        if (g->component[v] < 0) {
+          g->component[v] = ncomp;
+          stack[top++] = v;
+        }
+      }
+    }
+    g->component_size[ncomp++] = size;
+  }
+  g->ncomponents = ncomp;
+  free(stack);
+
+  /* Content hash: dimensions then passability, so the same map under two names is one map. */
+  uint64_t h = mapf_hash64(&g->width, sizeof g->width, (uint64_t)g->height);
+  g->hash = mapf_hash64(g->passable, (size_t)n, h);
+  return MAPF_OK;
+}
+
+double mapf_euclid(const mapf_grid *g, int32_t a, int32_t b) {
+  double dx = mapf_grid_x(g, a) - mapf_grid_x(g, b);
+  double dy = mapf_grid_y(g, a) - mapf_grid_y(g, b);
+  return sqrt(dx * dx + dy * dy);
+}
+
+int mapf_grid_dir(const mapf_grid *g, int32_t a, int32_t b) {
+  int32_t dx = mapf_grid_x(g, b) - mapf_grid_x(g, a);
+  int32_t dy = mapf_grid_y(g, b) - mapf_grid_y(g, a);
+  for (int d = 0; d < 8; d++)
+    if (mapf_dir_dx[d] == dx && mapf_dir_dy[d] == dy) return d;
+  return -1;
+}

@@ -1,0 +1,99 @@
+/* grid.h: octile grid maps (ALGORITHMS.md, Grid and moves).
+ *
+ * A grid is built once (loaded or generated), finished with mapf_grid_finish(), and then shared
+ * read-only by every thread of a run. Cells are numbered id = y * width + x, with x the column
+ * and y the row (row 0 is the first grid line of a MovingAI file). */
+#ifndef MAPF_GRID_H
+#define MAPF_GRID_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+/* Limits on what a map may declare, so a malformed header cannot make us allocate gigabytes. */
+#define MAPF_GRID_MAX_SIDE 16384
+#define MAPF_GRID_MAX_CELLS (1 << 26)
+
+#define MAPF_SQRT2 1.4142135623730951
+
+/* The eight moves. Cardinals first, so a scan in this order prefers straight moves. */
+typedef enum {
+  MAPF_DIR_N,
+  MAPF_DIR_E,
+  MAPF_DIR_S,
+  MAPF_DIR_W,
+  MAPF_DIR_NE,
+  MAPF_DIR_SE,
+  MAPF_DIR_SW,
+  MAPF_DIR_NW
+} mapf_dir;
+
+/* Column and row offsets per direction (N is y - 1). */
+extern const int8_t mapf_dir_dx[8];
+extern const int8_t mapf_dir_dy[8];
+/* Move cost per direction: 1 for cardinals, sqrt(2) for diagonals. */
+extern const double mapf_dir_cost[8];
+
+typedef struct mapf_grid {
+  int32_t width, height;
+  int32_t ncells;      /* width * height */
+  int32_t npassable;   /* set by mapf_grid_finish */
+  uint8_t *passable;   /* ncells bytes, 1 = passable; filled by the loader or generator */
+  char *terrain;       /* ncells MovingAI characters, or NULL for generated maps */
+  /* Set by mapf_grid_finish: */
+  uint8_t *moves;      /* bit d set: the move in direction d is legal (target passable and,
+                          for a diagonal, both cardinal cells beside it passable) */
+  int32_t *component;  /* connected-component id per cell, -1 for blocked cells */
+  int32_t ncomponents;
+  int32_t *component_size; /* ncomponents entries */
+  int32_t offset[8];   /* id offset of each direction: dy * width + dx */
+  uint64_t hash;       /* content hash of width, height and passability (not the name) */
+  char *name;          /* file name without directories, or a generated name */
+} mapf_grid;
+
+/* Returns a width x height grid with every cell blocked and name copied, or NULL when out of
+ * memory or the size is outside the limits above. Free with mapf_grid_free(). */
+mapf_grid *mapf_grid_new(int32_t width, int32_t height, const char *name);
+
+/* Computes moves, components, npassable and hash from passable. Call once after filling
+ * passable. Returns MAPF_OK or MAPF_ENOMEM. */
+int mapf_grid_finish(mapf_grid *g);
+
+/* Frees g and everything it owns; NULL is a no-op. */
+void mapf_grid_free(mapf_grid *g);
+
+/* Loads a MovingAI .map file (movingai.c). Every terrain character of the format is accepted:
+ * passable `.` `G` `S`; blocked `@` `O` `T` `W`. On malformed input returns MAPF_EPARSE with
+ * FILE:LINE:COL in d; MAPF_EIO when the file cannot be read. *out is set only on success. */
+int mapf_grid_load(const char *path, mapf_grid **out, mapf_diag *d);
+
+/* The same, from a buffer; path is used in messages and for the grid's name. */
+int mapf_grid_parse(const char *buf, size_t len, const char *path, mapf_grid **out,
+                    mapf_diag *d);
+
+static inline int32_t mapf_grid_x(const mapf_grid *g, int32_t id) { return id % g->width; }
+static inline int32_t mapf_grid_y(const mapf_grid *g, int32_t id) { return id / g->width; }
+static inline int32_t mapf_grid_id(const mapf_grid *g, int32_t x, int32_t y) {
+  return y * g->width + x;
+}
+static inline int mapf_grid_in(const mapf_grid *g, int32_t x, int32_t y) {
+  return x >= 0 && y >= 0 && x < g->width && y < g->height;
+}
+
+/* The octile distance between cells a and b: max(dx,dy) + (sqrt(2)-1) * min(dx,dy). */
+static inline double mapf_octile(const mapf_grid *g, int32_t a, int32_t b) {
+  int32_t dx = mapf_grid_x(g, a) - mapf_grid_x(g, b);
+  int32_t dy = mapf_grid_y(g, a) - mapf_grid_y(g, b);
+  if (dx < 0) dx = -dx;
+  if (dy < 0) dy = -dy;
+  return dx > dy ? dx + (MAPF_SQRT2 - 1.0) * dy : dy + (MAPF_SQRT2 - 1.0) * dx;
+}
+
+/* Euclidean distance between cells a and b (BMAA* vision, seed 001 Alg. 5 line 15). */
+double mapf_euclid(const mapf_grid *g, int32_t a, int32_t b);
+
+/* Direction of the move from a to an adjacent cell b, or -1 when b is not one of a's eight
+ * neighbours. Legality is a separate question: test g->moves[a] >> dir & 1. */
+int mapf_grid_dir(const mapf_grid *g, int32_t a, int32_t b);
+
+#endif

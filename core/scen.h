@@ -1,0 +1,81 @@
+/* scen.h: MovingAI scenarios, MAPF instances and scenario generators.
+ *
+ * A mapf_scen is the content of a .scen file; a mapf_instance is what the simulator runs:
+ * n agents, each with a start cell and a goal cell (cell ids of one grid). */
+#ifndef MAPF_SCEN_H
+#define MAPF_SCEN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "grid.h"
+
+/* One line of a .scen file: `bucket map width height sx sy gx gy optimal_length`. */
+typedef struct mapf_scen_entry {
+  int32_t bucket;
+  int32_t width, height; /* the map size the line declares */
+  int32_t sx, sy, gx, gy;
+  double optimal;        /* optimal_length as printed */
+  int32_t decimals;      /* digits printed after the decimal point, for comparisons */
+  int32_t line;          /* 1-based line in the file */
+} mapf_scen_entry;
+
+typedef struct mapf_scen {
+  int32_t n;
+  mapf_scen_entry *entries;
+  char *map;             /* the map file named by the first entry */
+  int32_t skipped;       /* lines dropped under MAPF_SCEN_SKIP_INVALID */
+  mapf_diag first_skip;  /* why the first of them was dropped */
+} mapf_scen;
+
+enum {
+  /* Drop lines whose start or goal is outside the map or blocked (counting them in
+   * `skipped`) instead of failing. Syntax errors still fail. */
+  MAPF_SCEN_SKIP_INVALID = 1
+};
+
+/* Reads a .scen file: `version 1` (tab separated) and `version 1.0` (space separated); any run
+ * of blanks separates fields, so map names must not contain blanks. When g is not NULL, every
+ * start and goal must lie inside g and on a passable cell; otherwise (and on syntax errors)
+ * returns MAPF_EPARSE with FILE:LINE:COL in d. MAPF_EIO when the file cannot be read. */
+int mapf_scen_load(const char *path, const mapf_grid *g, unsigned flags, mapf_scen **out,
+                   mapf_diag *d);
+
+/* Frees s; NULL is a no-op. */
+void mapf_scen_free(mapf_scen *s);
+
+typedef struct mapf_instance {
+  int32_t n;
+  int32_t *start; /* n cell ids, distinct */
+  int32_t *goal;  /* n cell ids, distinct; goal[i] in the component of start[i] */
+} mapf_instance;
+
+/* Returns an instance with room for n agents (arrays uninitialised), or NULL. */
+mapf_instance *mapf_instance_new(int32_t n);
+/* Frees inst; NULL is a no-op. */
+void mapf_instance_free(mapf_instance *inst);
+
+/* Checks that inst is valid on g: cells inside and passable, starts distinct, goals distinct,
+ * each goal reachable from its start. Returns MAPF_OK or MAPF_EINVAL with the first problem
+ * (naming the agent) in d. */
+int mapf_instance_check(const mapf_instance *inst, const mapf_grid *g, mapf_diag *d);
+
+/* Builds an instance from entries first .. first+n-1 of s (the MAPF benchmark convention: the
+ * first n lines are the agents). Fails with MAPF_EINVAL (line number in d) if an entry does not
+ * fit g, two starts or two goals coincide, or a goal is unreachable. */
+int mapf_instance_from_scen(const mapf_scen *s, const mapf_grid *g, int32_t first, int32_t n,
+                            mapf_instance **out, mapf_diag *d);
+
+/* Scenario generator `random` (thesis 5.4.1): n agents with distinct starts, distinct goals,
+ * start != goal, each goal in its start's connected component, drawn uniformly with the given
+ * seed. Returns MAPF_ENOSPACE with a message when the map cannot hold n agents; never loops
+ * without bound. */
+int mapf_scengen_random(const mapf_grid *g, int32_t n, uint64_t seed, mapf_instance **out,
+                        mapf_diag *d);
+
+/* Writes inst as a MovingAI `version 1` MAPF scenario (one line per agent, bucket 0) naming
+ * map_file, with optimal[i] as optimal_length (NULL: 0). Returns MAPF_OK or MAPF_EIO. */
+int mapf_instance_write_scen(const mapf_instance *inst, const mapf_grid *g,
+                             const char *map_file, const double *optimal, FILE *f);
+
+#endif

@@ -1,0 +1,32 @@
+/* search.c: scratch memory for the grid searches (search_int.h). */
+#include "search_int.h"
+
+#include <string.h>
+
+int mapf__search_begin(mapf__search *s, int32_t ncells) {
+  if (ncells > s->ncells) {
+    mapf__node *n = realloc(s->node, (size_t)ncells * sizeof *n);
+    if (!n) return -1;
+    /* New records must not look valid: zero generations, and the counter restarts above 0. */
+    memset(n, 0, (size_t)ncells * sizeof *n);
+    s->node = n;
+    s->ncells = ncells;
+    s->gen = 0;
+  }
+  if (++s->gen == 0) {
+    /* The counter wrapped after 2^32 searches: clear once and go on. */
+    memset(s->node, 0, (size_t)s->ncells * sizeof *s->node);
+    s->gen = 1;
+  }
+  s->heap_len = 0;
+  s->closed_len = 0;
+  s->seq = 0;
+  return 0;
+}
+
+void mapf__search_free(mapf__search *s) {
+  free(s->node);
+  free(s->heap);
+  free(s->closed);
+  memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,458 @@
+/* sim.c: the simulator (ALGORITHMS.md, Simulation; seed 001 Alg. 2). Every step, each agent's
+ * planner fills want[] (search phase), then the executor moves agents one at a time in agent
+ * order, so no two agents ever share a cell and none ever swap. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_int.h"
+
+int mapf_execution_parse(const char *name) {
+  if (strcmp(name, "chains") == 0) return MAPF_EXEC_CHAINS;
+  if (strcmp(name, "single-pass") == 0) return MAPF_EXEC_SINGLE_PASS;
+  return -1;
+}
+
+const char *mapf_execution_name(mapf_execution e) {
+  return e == MAPF_EXEC_SINGLE_PASS ? "single-pass" : "chains";
+}
+
+const char *mapf_status_name(mapf_status s) {
+  switch (s) {
+  case MAPF_STATUS_OK:
+    return "ok";
+  case MAPF_STATUS_LIMIT:
+    return "limit";
+  default:
+    return "error";
+  }
+}
+
+const char *mapf_limit_name(mapf_limit_kind k) {
+  switch (k) {
+  case MAPF_LIMIT_STEPS:
+    return "steps";
+  case MAPF_LIMIT_SECONDS:
+    return "seconds";
+  case MAPF_LIMIT_EXPANSIONS:
+    return "expansions";
+  default:
+    return "";
+  }
+}
+
+void mapf_result_clear(mapf_result *res) {
+  free(res->agent);
+  memset(res, 0, sizeof *res);
+}
+
+/* Per-thread scratch, reused across runs. The per-cell arrays are kept all -1 between runs, so
+ * a run touches only the cells its agents use. */
+struct mapf_workspace {
+  mapf__search search;
+  int32_t *occ, *winner; /* per cell */
+  int32_t ncells;
+  int32_t *pos, *want, *chain, *prev;
+  uint8_t *state;        /* per agent, executor state within a step */
+  int32_t nagents;
+};
+
+mapf_workspace *mapf_workspace_new(void) { return calloc(1, sizeof(mapf_workspace)); }
+
+void mapf_workspace_free(mapf_workspace *ws) {
+  if (!ws) return;
+  mapf__search_free(&ws->search);
+  free(ws->occ);
+  free(ws->winner);
+  free(ws->pos);
+  free(ws->want);
+  free(ws->chain);
+  free(ws->prev);
+  free(ws->state);
+  free(ws);
+}
+
+static int ws_reserve(mapf_workspace *ws, int32_t ncells, int32_t n) {
+  if (ncells > ws->ncells) {
+    int32_t *o = realloc(ws->occ, (size_t)ncells * sizeof *o);
+    if (o) ws->occ = o;
+    int32_t *w = realloc(ws->winner, (size_t)ncells * sizeof *w);
+    if (w) ws->winner = w;
+    if (!o || !w) return -1;
+    for (int32_t c = ws->ncells; c < ncells; c++) ws->occ[c] = ws->winner[c] = -1;
+    ws->ncells = ncells;
+  }
+  if (n > ws->nagents) {
+    int32_t *arrays[4] = {ws->pos, ws->want, ws->chain, ws->prev};
+    for (int k = 0; k < 4; k++) {
+      int32_t *p = realloc(arrays[k], (size_t)n * sizeof *p);
+      if (!p) return -1;
+      arrays[k] = p;
+    }
+    ws->pos = arrays[0];
+    ws->want = arrays[1];
+    ws->chain = arrays[2];
+    ws->prev = arrays[3];
+    uint8_t *s = realloc(ws->state, (size_t)n);
+    if (!s) return -1;
+    ws->state = s;
+    ws->nagents = n;
+  }
+  return 0;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Executor states of an agent within one step. */
+enum { EX_OPEN, EX_BUSY, EX_MOVED, EX_STAYED };
+
+typedef struct exec_ctx {
+  mapf__sim *sim;
+  mapf_workspace *ws;
+  const mapf__planner_vt *vt;
+  void *state;
+} exec_ctx;
+
+static void move_agent(mapf__sim *sim, int32_t a, int32_t to) {
+  int32_t from = sim->pos[a];
+  int dir = mapf_grid_dir(sim->grid, from, to);
+  sim->agent[a].travel_distance += mapf_dir_cost[dir];
+  sim->occ[from] = -1;
+  sim->occ[to] = a;
+  sim->pos[a] = to;
+}
+
+/* Push (seed 001 Alg. 2 lines 8-9; ALGORITHMS.md, BMAA*): agent b stands on its goal and blocks
+ * agent `by`; move b to a free neighbour. The papers do not say which; we choose
+ * deterministically, preferring cells off the pusher's line of travel (the smallest dot product
+ * between the push and the pusher's move, so sideways and backwards before straight ahead, where
+ * b would block the pusher again), then cells nobody wants this step, then the order N, E, S,
+ * W, NE, SE, SW, NW. Returns 1 when b was moved. */
+static int try_push(exec_ctx *x, int32_t b, int32_t by) {
+  mapf__sim *sim = x->sim;
+  if (!sim->push || sim->pos[b] != sim->goal[b]) return 0;
+  const mapf_grid *g = sim->grid;
+  int32_t from = sim->pos[b];
+  int mx = mapf_grid_x(g, from) - mapf_grid_x(g, sim->pos[by]);
+  int my = mapf_grid_y(g, from) - mapf_grid_y(g, sim->pos[by]);
+  uint8_t m = g->moves[from];
+  int32_t best = -1;
+  int best_score = 0;
+  for (int d = 0; d < 8; d++) {
+    if (!(m >> d & 1)) continue;
+    int32_t c = from + g->offset[d];
+    if (sim->occ[c] >= 0) continue;
+    int score = 2 * (mx * mapf_dir_dx[d] + my * mapf_dir_dy[d]) + (x->ws->winner[c] >= 0);
+    if (best < 0 || score < best_score) {
+      best = c;
+      best_score = score;
+    }
+  }
+  if (best < 0) return 0;
+  move_agent(sim, b, best);
+  sim->agent[b].pushed++;
+  x->ws->state[b] = EX_MOVED;
+  if (x->vt->pushed) x->vt->pushed(sim, x->state, b);
+  return 1;
+}
+
+static int wants_move(const mapf__sim *sim, int32_t a) {
+  int32_t t = sim->want[a];
+  return t != MAPF__WAIT && t != sim->pos[a];
+}
+
+/* ALGORITHMS.md, execution "chains": agent a waits for the agent holding its next cell to be
+ * decided first; a chain of followers is resolved back to front, so it always moves; a chain
+ * that closes on itself (a cycle) waits. The lowest-index agent wanting a cell is its only
+ * candidate (winner[]). Iterative, so 10^5 agents in a corridor do not overflow the stack. */
+static void execute_chains(exec_ctx *x) {
+  mapf__sim *sim = x->sim;
+  mapf_workspace *ws = x->ws;
+  uint8_t *st = ws->state;
+  int32_t *chain = ws->chain;
+  for (int32_t a = 0; a < sim->n; a++) {
+    if (st[a] != EX_OPEN) continue;
+    int32_t len = 0;
+    chain[len++] = a;
+    st[a] = EX_BUSY;
+    /* Outcome of the last agent of the chain: 1 moved, 0 stayed. */
+    int moved;
+    for (;;) {
+      int32_t c = chain[len - 1];
+      if (!wants_move(sim, c)) {
+        moved = 0;
+        st[c] = EX_STAYED;
+        break;
+      }
+      int32_t t = sim->want[c];
+      if (ws->winner[t] != c) { /* a lower index wants the same cell */
+        moved = 0;
+        sim->agent[c].failed_moves++;
+        st[c] = EX_STAYED;
+        break;
+      }
+      int32_t b = sim->occ[t];
+      if (b < 0) {
+        move_agent(sim, c, t);
+        st[c] = EX_MOVED;
+        moved = 1;
+        break;
+      }
+      if (st[b] == EX_OPEN) {
+        chain[len++] = b;
+        st[b] = EX_BUSY;
+        continue;
+      }
+      /* b is in this chain (a cycle) or has already stayed this step. */
+      if (st[b] == EX_STAYED && try_push(x, b, c)) {
+        move_agent(sim, c, t);
+        st[c] = EX_MOVED;
+        moved = 1;
+      } else {
+        sim->agent[c].failed_moves++;
+        st[c] = EX_STAYED;
+        moved = 0;
+      }
+      break;
+    }
+    /* Unwind: each earlier agent wanted the cell of the one after it. */
+    for (int32_t k = len - 2; k >= 0; k--) {
+      int32_t c = chain[k], b = chain[k + 1];
+      int32_t t = sim->want[c];
+      if (moved || (st[b] == EX_STAYED && try_push(x, b, c))) {
+        move_agent(sim, c, t);
+        st[c] = EX_MOVED;
+        moved = 1;
+      } else {
+        sim->agent[c].failed_moves++;
+        st[c] = EX_STAYED;
+        moved = 0;
+      }
+    }
+  }
+}
+
+/* The paper's executor (seed 001 Alg. 2 lines 5-15): one pass in agent order; an agent moves
+ * only if its next cell is free at that moment. */
+static void execute_single_pass(exec_ctx *x) {
+  mapf__sim *sim = x->sim;
+  uint8_t *st = x->ws->state;
+  for (int32_t a = 0; a < sim->n; a++) {
+    if (st[a] != EX_OPEN || !wants_move(sim, a)) continue;
+    int32_t t = sim->want[a];
+    int32_t b = sim->occ[t];
+    if (b >= 0 && st[b] != EX_MOVED) try_push(x, b, a);
+    if (sim->occ[t] < 0) {
+      move_agent(sim, a, t);
+      st[a] = EX_MOVED;
+    } else {
+      sim->agent[a].failed_moves++;
+    }
+  }
+}
+
+#ifdef MAPF_CHECK_INVARIANTS
+/* Debug builds (STYLE.md): after every step, every move is legal, no two agents share a cell,
+ * and no two agents swapped. Aborts on a violation. */
+static void check_step(const mapf__sim *sim, mapf_workspace *ws) {
+  const mapf_grid *g = sim->grid;
+  for (int32_t a = 0; a < sim->n; a++) {
+    if (sim->occ[sim->pos[a]] != a) {
+      fprintf(stderr, "invariant: agent %d not on its cell at t=%lld\n", (int)a,
+              (long long)sim->time);
+      abort();
+    }
+    int32_t from = ws->prev[a], to = sim->pos[a];
+    if (from != to) {
+      int d = mapf_grid_dir(g, from, to);
+      if (d < 0 || !(g->moves[from] >> d & 1)) {
+        fprintf(stderr, "invariant: agent %d made an illegal move\n", (int)a);
+        abort();
+      }
+    }
+    ws->winner[ws->prev[a]] = a;
+  }
+  for (int32_t a = 0; a < sim->n; a++) {
+    int32_t b = ws->winner[sim->pos[a]];
+    if (b >= 0 && b != a && sim->pos[b] == ws->prev[a] && ws->prev[a] != sim->pos[a]) {
+      fprintf(stderr, "invariant: agents %d and %d swapped\n", (int)a, (int)b);
+      abort();
+    }
+  }
+  for (int32_t a = 0; a < sim->n; a++) ws->winner[ws->prev[a]] = -1;
+}
+#endif
+
+static void fail(mapf_result *res, mapf_diag *d, int rc, const char *what) {
+  res->status = MAPF_STATUS_ERROR;
+  if (d && d->msg[0])
+    snprintf(res->message, sizeof res->message, "%s", d->msg);
+  else
+    snprintf(res->message, sizeof res->message, "%s", what ? what : mapf_strerror(rc));
+}
+
+int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, mapf_diag *d) {
+  double t0 = now_seconds();
+  memset(res, 0, sizeof *res);
+  if (d) d->msg[0] = '\0';
+  const mapf_grid *g = cfg->grid;
+  const mapf_instance *inst = cfg->inst;
+  int32_t n = inst->n;
+  res->agents = n;
+  int rc = mapf_instance_check(inst, g, d);
+  if (rc == MAPF_OK) rc = mapf_params_check(cfg->algo, &cfg->params, d);
+  if (rc == MAPF_OK && cfg->limits.steps < 1)
+    rc = mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "limits: steps must be >= 1");
+  if (rc != MAPF_OK) {
+    fail(res, d, rc, NULL);
+    return rc;
+  }
+  res->agent = calloc((size_t)n, sizeof *res->agent);
+  if (!res->agent || ws_reserve(ws, g->ncells, n) < 0) {
+    fail(res, d, MAPF_ENOMEM, NULL);
+    return MAPF_ENOMEM;
+  }
+
+  mapf__sim sim = {0};
+  sim.grid = g;
+  sim.cfg = cfg;
+  sim.n = n;
+  sim.goal = inst->goal;
+  sim.pos = ws->pos;
+  sim.occ = ws->occ;
+  sim.want = ws->want;
+  sim.agent = res->agent;
+  sim.search = &ws->search;
+  mapf_rng_seed(&sim.rng, cfg->seed);
+  int32_t at_goal = 0;
+  for (int32_t a = 0; a < n; a++) {
+    sim.pos[a] = inst->start[a];
+    sim.occ[inst->start[a]] = a;
+    mapf_agent_result *ar = &res->agent[a];
+    ar->start = inst->start[a];
+    ar->goal = inst->goal[a];
+    ar->completion_step = -1;
+    ar->completion_seconds = -1;
+    if (inst->start[a] == inst->goal[a]) {
+      ar->completion_step = 0;
+      ar->completion_seconds = 0;
+      at_goal++;
+    }
+  }
+
+  const mapf__planner_vt *vt = cfg->algo->vt;
+  void *state = NULL;
+  rc = vt->init(&sim, &state, d);
+  if (rc != MAPF_OK) {
+    for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
+    fail(res, d, rc, NULL);
+    return rc;
+  }
+  exec_ctx x = {&sim, ws, vt, state};
+  if (cfg->on_step) cfg->on_step(cfg->ud, 0, sim.pos, n);
+
+  mapf_limit_kind limit = MAPF_LIMIT_NONE;
+  for (;;) {
+    if (at_goal == n) break;
+    if (sim.time >= cfg->limits.steps) {
+      limit = MAPF_LIMIT_STEPS;
+      break;
+    }
+    if (cfg->limits.seconds > 0 && now_seconds() - t0 >= cfg->limits.seconds) {
+      limit = MAPF_LIMIT_SECONDS;
+      break;
+    }
+    if (cfg->limits.expansions > 0 && sim.expansions >= cfg->limits.expansions) {
+      limit = MAPF_LIMIT_EXPANSIONS;
+      break;
+    }
+
+    /* Search phase (Alg. 2 lines 2-4). */
+    double p0 = now_seconds();
+    rc = vt->plan(&sim, state);
+    double p1 = now_seconds();
+    if (rc != MAPF_OK) break;
+    res->planning_seconds += p1 - p0;
+    if (p1 - p0 > res->max_step_planning_seconds) res->max_step_planning_seconds = p1 - p0;
+
+    /* Execution phase (Alg. 2 lines 5-15). */
+    for (int32_t a = 0; a < n; a++) {
+      ws->state[a] = EX_OPEN;
+      ws->prev[a] = sim.pos[a];
+      if (wants_move(&sim, a) && ws->winner[sim.want[a]] < 0) ws->winner[sim.want[a]] = a;
+    }
+    if (cfg->execution == MAPF_EXEC_SINGLE_PASS)
+      execute_single_pass(&x);
+    else
+      execute_chains(&x);
+    for (int32_t a = 0; a < n; a++)
+      if (sim.want[a] != MAPF__WAIT) ws->winner[sim.want[a]] = -1;
+    sim.time++;
+#ifdef MAPF_CHECK_INVARIANTS
+    check_step(&sim, ws);
+#endif
+
+    /* Completion: the step at which an agent last reached its goal. */
+    double now = -1;
+    for (int32_t a = 0; a < n; a++) {
+      if (ws->prev[a] == sim.pos[a]) continue;
+      mapf_agent_result *ar = &res->agent[a];
+      if (sim.pos[a] == sim.goal[a]) {
+        if (now < 0) now = now_seconds() - t0;
+        ar->completion_step = sim.time;
+        ar->completion_seconds = now;
+        at_goal++;
+      } else if (ws->prev[a] == sim.goal[a]) {
+        ar->completion_step = -1;
+        ar->completion_seconds = -1;
+        at_goal--;
+      }
+    }
+    if (cfg->on_step) cfg->on_step(cfg->ud, sim.time, sim.pos, n);
+  }
+  vt->free(state);
+  for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
+  if (rc != MAPF_OK) {
+    fail(res, d, rc, NULL);
+    return rc;
+  }
+
+  /* Metrics (ALGORITHMS.md, Simulation). */
+  res->wall_seconds = now_seconds() - t0;
+  res->steps = sim.time;
+  res->expansions = sim.expansions;
+  res->limit = limit;
+  res->status = limit == MAPF_LIMIT_NONE ? MAPF_STATUS_OK : MAPF_STATUS_LIMIT;
+  double cap_seconds = cfg->limits.seconds > 0 ? cfg->limits.seconds : res->wall_seconds;
+  double sum_steps = 0, sum_secs = 0, sum_dist = 0;
+  for (int32_t a = 0; a < n; a++) {
+    mapf_agent_result *ar = &res->agent[a];
+    ar->final = sim.pos[a];
+    ar->reached = sim.pos[a] == sim.goal[a];
+    sum_dist += ar->travel_distance;
+    res->failed_moves += ar->failed_moves;
+    res->pushes += ar->pushed;
+    res->searches += ar->searches;
+    if (ar->reached) {
+      res->completed++;
+      sum_steps += (double)ar->completion_step;
+      sum_secs += ar->completion_seconds;
+    }
+  }
+  res->completion_rate = n ? (double)res->completed / n : 1.0;
+  res->mean_completion_steps = res->completed ? sum_steps / res->completed : NAN;
+  res->mean_completion_seconds = res->completed ? sum_secs / res->completed : NAN;
+  int32_t open = n - res->completed;
+  res->mean_completion_steps_capped = n ? (sum_steps + (double)open * (double)res->steps) / n : NAN;
+  res->mean_completion_seconds_capped = n ? (sum_secs + open * cap_seconds) / n : NAN;
+  res->mean_travel_distance = n ? sum_dist / n : NAN;
+  return MAPF_OK;
+}

@@ -1,0 +1,119 @@
+/* sim.h: the simulator, the central NPC controller of seed 001 Alg. 2 (ALGORITHMS.md,
+ * Simulation), and its metrics.
+ *
+ * Thread safety: everything here is reentrant. A mapf_workspace is per-thread scratch memory,
+ * reused across runs; one workspace must not be used by two threads at once. Grids and
+ * instances are only read. */
+#ifndef MAPF_SIM_H
+#define MAPF_SIM_H
+
+#include <stdint.h>
+
+#include "algo.h"
+#include "grid.h"
+#include "scen.h"
+
+typedef enum {
+  /* An agent whose next cell is held by an agent that still moves this step is decided after
+   * that agent, so following chains always move; cycles wait; of two agents that want one free
+   * cell, the lower index wins. The default. */
+  MAPF_EXEC_CHAINS,
+  /* One pass in agent order (seed 001 Alg. 2 lines 5-15): an agent moves only if its next
+   * cell is free at that moment. */
+  MAPF_EXEC_SINGLE_PASS
+} mapf_execution;
+
+/* Returns the execution for "chains" or "single-pass", or -1; and the name of e. */
+int mapf_execution_parse(const char *name);
+const char *mapf_execution_name(mapf_execution e);
+
+typedef struct mapf_limits {
+  int64_t steps;      /* >= 1; the deterministic limit, always set */
+  double seconds;     /* wall-clock limit; 0 = none */
+  int64_t expansions; /* node expansions summed over all agents; 0 = none */
+} mapf_limits;
+
+typedef enum {
+  MAPF_STATUS_OK,    /* every agent stands on its goal */
+  MAPF_STATUS_LIMIT, /* a limit ended the run */
+  MAPF_STATUS_ERROR  /* the run could not be done; see message */
+} mapf_status;
+
+typedef enum {
+  MAPF_LIMIT_NONE,
+  MAPF_LIMIT_STEPS,
+  MAPF_LIMIT_SECONDS,
+  MAPF_LIMIT_EXPANSIONS
+} mapf_limit_kind;
+
+const char *mapf_status_name(mapf_status s);    /* "ok", "limit", "error" */
+const char *mapf_limit_name(mapf_limit_kind k); /* "", "steps", "seconds", "expansions" */
+
+/* Per-agent outcome. */
+typedef struct mapf_agent_result {
+  int32_t start, goal, final; /* cell ids */
+  uint8_t reached;            /* on its goal when the run ended */
+  int64_t completion_step;    /* step at which it last reached its goal; -1 when not reached */
+  double completion_seconds;  /* wall-clock seconds since the start at that step; -1 */
+  double travel_distance;     /* sum of edge costs moved, pushes included */
+  int64_t expansions;
+  int64_t failed_moves;       /* wanted to move, was blocked */
+  int64_t pushed;             /* times pushed off its goal by another agent */
+  int64_t searches;           /* searches (replans) */
+} mapf_agent_result;
+
+/* Metrics of one run (seed 001 Sec. II; thesis 2.1.1). Means over an empty set are NaN (stored
+ * as NULL). */
+typedef struct mapf_result {
+  mapf_status status;
+  mapf_limit_kind limit;           /* which limit ended the run (MAPF_LIMIT_NONE when ok) */
+  int32_t agents;
+  int32_t completed;               /* agents on their goals at the end */
+  double completion_rate;          /* completed / agents */
+  double mean_completion_steps;    /* over completed agents */
+  double mean_completion_steps_capped;   /* unfinished agents count as `steps` */
+  double mean_completion_seconds;        /* over completed agents */
+  double mean_completion_seconds_capped; /* unfinished count as the seconds limit if one is set,
+                                            otherwise as the run's wall time */
+  double mean_travel_distance;     /* over all agents */
+  int64_t steps;                   /* time steps simulated */
+  double wall_seconds;             /* whole run, set-up included */
+  int64_t expansions;
+  double planning_seconds;         /* total time in the search phase */
+  double max_step_planning_seconds;/* the largest single step's search phase */
+  int64_t failed_moves, pushes, searches, deadlocks_broken;
+  mapf_agent_result *agent;        /* `agents` entries, owned; free with mapf_result_clear */
+  char message[512];               /* why, when status is MAPF_STATUS_ERROR */
+} mapf_result;
+
+/* Frees what res owns and zeroes it; safe on a zeroed result. */
+void mapf_result_clear(mapf_result *res);
+
+/* Called after the start positions (t = 0) and after every step with every agent's cell. */
+typedef void (*mapf_step_fn)(void *ud, int64_t t, const int32_t *pos, int32_t n);
+
+typedef struct mapf_run_config {
+  const mapf_grid *grid;
+  const mapf_instance *inst;
+  const mapf_algo_def *algo;
+  mapf_params params;
+  mapf_limits limits;
+  mapf_execution execution;
+  uint64_t seed;          /* for any randomness the algorithm uses (derived from the job key) */
+  mapf_step_fn on_step;   /* NULL: no trace */
+  void *ud;
+} mapf_run_config;
+
+typedef struct mapf_workspace mapf_workspace;
+
+/* Returns new per-thread scratch memory, or NULL. Free with mapf_workspace_free (NULL: no-op). */
+mapf_workspace *mapf_workspace_new(void);
+void mapf_workspace_free(mapf_workspace *ws);
+
+/* Runs one instance to the end or to a limit and fills res (res is overwritten; clear it with
+ * mapf_result_clear when done). Returns MAPF_OK when the run happened (res->status is ok or
+ * limit); otherwise an error code with the reason in d and res->status = MAPF_STATUS_ERROR and
+ * res->message set (invalid instance or parameters, out of memory). */
+int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, mapf_diag *d);
+
+#endif

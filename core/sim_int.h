@@ -1,0 +1,47 @@
+/* sim_int.h: what the simulator shares with the planners (BMAA*, and later FAR, WHCA*, ...).
+ * Internal to core/. */
+#ifndef MAPF_SIM_INT_H
+#define MAPF_SIM_INT_H
+
+#include <stdint.h>
+
+#include "rng.h"
+#include "search_int.h"
+#include "sim.h"
+
+#define MAPF__WAIT (-1)
+
+/* The state of one run, owned by mapf_run. Planners read grid, pos, occ, goal and time, and
+ * write want[] (the next cell of every agent, or MAPF__WAIT) in their plan step. */
+typedef struct mapf__sim {
+  const mapf_grid *grid;
+  const mapf_run_config *cfg;
+  int32_t n;
+  const int32_t *goal;
+  int32_t *pos;       /* current cell of each agent */
+  int32_t *occ;       /* per cell: the agent on it, or -1 */
+  int32_t *want;      /* per agent: the cell it wants to enter this step, or MAPF__WAIT */
+  int64_t time;
+  int push;           /* executor pushes agents off their goals (BMAA* push) */
+  mapf_agent_result *agent;
+  int64_t expansions; /* all agents, this run */
+  mapf__search *search; /* per-thread scratch from the workspace */
+  mapf_rng rng;
+} mapf__sim;
+
+/* A planner: the algorithm's side of the NPC controller. */
+typedef struct mapf__planner_vt {
+  /* Allocates the algorithm's state for sim (sim->n agents) and sets sim->push if it pushes.
+   * Returns MAPF_OK or an error with d filled. */
+  int (*init)(mapf__sim *sim, void **state, mapf_diag *d);
+  /* The search phase of one step: sets sim->want for every agent. Returns MAPF_OK or
+   * MAPF_ENOMEM. */
+  int (*plan)(mapf__sim *sim, void *state);
+  /* Agent a was pushed to another cell by the executor: it must plan again. */
+  void (*pushed)(mapf__sim *sim, void *state, int32_t a);
+  void (*free)(void *state);
+} mapf__planner_vt;
+
+extern const mapf__planner_vt mapf__bmaa_vt;
+
+#endif

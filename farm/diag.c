@@ -1,0 +1,43 @@
+/* diag.c: growing list of diagnostics. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static mapf_diag *diags_slot(farm_diags *ds) {
+  if (ds->n == ds->cap) {
+    int32_t cap = ds->cap ? ds->cap * 2 : 8;
+    mapf_diag *p = realloc(ds->items, (size_t)cap * sizeof *p);
+    if (!p) {
+      ds->n++; /* still counted */
+      return NULL;
+    }
+    ds->items = p;
+    ds->cap = cap;
+  }
+  return &ds->items[ds->n++];
+}
+
+void farm_diags_add(farm_diags *ds, const char *file, int line, int col, const char *fmt, ...) {
+  mapf_diag *d = diags_slot(ds);
+  if (!d) return;
+  snprintf(d->file, sizeof d->file, "%s", file ? file : "");
+  d->line = line;
+  d->col = col;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+  va_end(ap);
+}
+
+void farm_diags_push(farm_diags *ds, const mapf_diag *src) {
+  mapf_diag *d = diags_slot(ds);
+  if (d) *d = *src;
+}
+
+void farm_diags_free(farm_diags *ds) {
+  free(ds->items);
+  memset(ds, 0, sizeof *ds);
+}

@@ -1,0 +1,211 @@
+/* expand.c: the job space of a plan, its decoding and the job keys (expand.h).
+ *
+ * Jobs are numbered in this order, outermost first: map, scenario, agent count, instance,
+ * algorithm entry with its parameter combination. The innermost level being the algorithm,
+ * consecutive jobs run the same instance with every algorithm, which keeps a worker's caches
+ * warm and makes partial results comparable.
+ *
+ * A job's key is the 128-bit hash of its canonical text (one field per line, fixed order):
+ *
+ *   mapfarm-job/1
+ *   map=<16 hex digits of the grid's content hash>
+ *   generator=random
+ *   agents=<n>
+ *   instance=<i>
+ *   seed=<plan seed>
+ *   algorithm=<canonical name>
+ *   params=<mapf_params_json: every parameter, sorted by name>
+ *   limits=steps:<n>,seconds:<shortest %g>,expansions:<n>
+ *   execution=<chains | single-pass>
+ *
+ * The instance seed is the 64-bit hash of the first six lines only, so every algorithm (and
+ * every limit or execution rule) of a plan runs the same instance; the algorithm's own seed is
+ * mixed from the key. Map names, file paths and labels are not part of the key: moving a map
+ * file or renaming an entry keeps results. */
+#include "expand.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "mapgen.h"
+#include "scen.h"
+#include "sim.h"
+
+void farm_space_free(farm_space *sp) {
+  if (!sp) return;
+  if (sp->grids && sp->plan)
+    for (int32_t i = 0; i < sp->plan->nmaps; i++) mapf_grid_free(sp->grids[i]);
+  free(sp->grids);
+  free(sp->scen_jobs);
+  memset(sp, 0, sizeof *sp);
+}
+
+/* Appends a map loader's diagnostic to errs at the map's place in the plan, quoting the
+ * loader's own location: "plan.yaml:5:5: error: cannot load map: lak.map:3:7: unknown ...". */
+static void map_error(farm_diags *errs, const farm_plan *plan, const farm_map_spec *ms,
+                      const char *what, const mapf_diag *d) {
+  char where[600] = "";
+  if (d->file[0] && d->line > 0 && d->col > 0)
+    snprintf(where, sizeof where, "%s:%d:%d: ", d->file, d->line, d->col);
+  else if (d->file[0] && d->line > 0)
+    snprintf(where, sizeof where, "%s:%d: ", d->file, d->line);
+  else if (d->file[0])
+    snprintf(where, sizeof where, "%s: ", d->file);
+  farm_diags_add(errs, plan->path, ms->line, ms->col, "%s: %s%s", what, where, d->msg);
+}
+
+typedef struct map_hash {
+  uint64_t hash;
+  int32_t i;
+} map_hash;
+
+static int cmp_map_hash(const void *a, const void *b) {
+  const map_hash *x = a, *y = b;
+  if (x->hash != y->hash) return (x->hash > y->hash) - (x->hash < y->hash);
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Loads or generates every map (all of them, so every broken map is reported), refuses two maps
+ * with the same content (their jobs would share keys), and counts the jobs. */
+int farm_space_init(farm_space *sp, const farm_plan *plan, farm_diags *errs) {
+  memset(sp, 0, sizeof *sp);
+  sp->plan = plan;
+  int rc = MAPF_OK;
+  sp->grids = calloc((size_t)(plan->nmaps ? plan->nmaps : 1), sizeof *sp->grids);
+  sp->scen_jobs = calloc((size_t)(plan->nscens ? plan->nscens : 1), sizeof *sp->scen_jobs);
+  if (!sp->grids || !sp->scen_jobs) {
+    farm_diags_add(errs, plan->path, 0, 0, "out of memory");
+    farm_space_free(sp);
+    return MAPF_ENOMEM;
+  }
+  for (int32_t i = 0; i < plan->nmaps; i++) {
+    const farm_map_spec *ms = &plan->maps[i];
+    mapf_diag d;
+    memset(&d, 0, sizeof d);
+    int err;
+    if (ms->generated) {
+      err = mapf_mapgen(&ms->gen, &sp->grids[i], &d);
+      if (err) map_error(errs, plan, ms, "cannot generate map", &d);
+    } else {
+      err = mapf_grid_load(ms->path, &sp->grids[i], &d);
+      if (err) map_error(errs, plan, ms, "cannot load map", &d);
+    }
+    if (err && rc == MAPF_OK) rc = err;
+    if (err) sp->grids[i] = NULL;
+  }
+  if (rc == MAPF_OK && plan->nmaps > 1) {
+    map_hash *h = malloc((size_t)plan->nmaps * sizeof *h);
+    if (!h) {
+      farm_diags_add(errs, plan->path, 0, 0, "out of memory");
+      rc = MAPF_ENOMEM;
+    } else {
+      for (int32_t i = 0; i < plan->nmaps; i++) h[i] = (map_hash){sp->grids[i]->hash, i};
+      qsort(h, (size_t)plan->nmaps, sizeof *h, cmp_map_hash);
+      for (int32_t j = 1; j < plan->nmaps; j++) {
+        if (h[j].hash != h[j - 1].hash) continue;
+        int32_t first = j - 1;
+        while (first > 0 && h[first - 1].hash == h[j].hash) first--;
+        const farm_map_spec *a = &plan->maps[h[first].i], *b = &plan->maps[h[j].i];
+        farm_diags_add(errs, plan->path, b->line, b->col,
+                       "map \"%s\" has the same content as map \"%s\" (line %d, column %d); "
+                       "their jobs would have the same keys",
+                       b->source ? b->source : "", a->source ? a->source : "", a->line, a->col);
+        rc = MAPF_EINVAL;
+      }
+      free(h);
+    }
+  }
+  if (rc != MAPF_OK) {
+    farm_space_free(sp);
+    sp->plan = plan;
+    return rc;
+  }
+  /* The plan bounded the job count (at most 10^9), so none of these overflow. */
+  for (int32_t a = 0; a < plan->nalgos; a++) sp->algo_combos += plan->algos[a].ncombos;
+  for (int32_t s = 0; s < plan->nscens; s++) {
+    const farm_scen_spec *ss = &plan->scens[s];
+    sp->scen_jobs[s] = (int64_t)ss->nagents * ss->instances * sp->algo_combos;
+    sp->per_map += sp->scen_jobs[s];
+  }
+  sp->njobs = (int64_t)plan->nmaps * sp->per_map;
+  return MAPF_OK;
+}
+
+/* Shortest %g text that reads back to the same double (0 -> "0", 1.5 -> "1.5"). */
+static void fmt_real(double v, char *buf, size_t n) {
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, n, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) return;
+  }
+}
+
+/* Decodes index by mixed radix (see the top of this file), resolves the parameters and hashes
+ * the canonical text. O(scenarios + algorithm entries + parameters); no allocation. */
+void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
+  const farm_plan *plan = sp->plan;
+  memset(job, 0, sizeof *job);
+  job->index = index;
+  int64_t r = index;
+  job->map = (int32_t)(r / sp->per_map);
+  r %= sp->per_map;
+  int32_t s = 0;
+  while (s + 1 < plan->nscens && r >= sp->scen_jobs[s]) r -= sp->scen_jobs[s++];
+  const farm_scen_spec *ss = &plan->scens[s];
+  job->scen = s;
+  int64_t per_agents = (int64_t)ss->instances * sp->algo_combos;
+  job->agents = ss->agents[r / per_agents];
+  r %= per_agents;
+  job->instance = (int32_t)(r / sp->algo_combos);
+  r %= sp->algo_combos;
+  int32_t a = 0;
+  while (a + 1 < plan->nalgos && r >= plan->algos[a].ncombos) r -= plan->algos[a++].ncombos;
+  const farm_algo_spec *as = &plan->algos[a];
+  job->algo = a;
+  job->combo = r;
+  /* The parameter combination: first axis outermost, as plan.c enumerates them. */
+  mapf_params_default(as->def, &job->params);
+  int64_t combo = r;
+  for (int32_t x = as->naxes - 1; x >= 0; x--) {
+    const farm_param_axis *ax = &as->axes[x];
+    job->params.v[ax->index] = ax->values[combo % ax->nvalues];
+    combo /= ax->nvalues;
+  }
+
+  char json[1024], secs[40], text[1536];
+  mapf_params_json(as->def, &job->params, json, sizeof json);
+  fmt_real(plan->limits.seconds, secs, sizeof secs);
+  int head = snprintf(text, sizeof text,
+                      "mapfarm-job/1\nmap=%016llx\ngenerator=%s\nagents=%d\ninstance=%d\n"
+                      "seed=%llu\n",
+                      (unsigned long long)sp->grids[job->map]->hash, ss->generator,
+                      (int)job->agents, (int)job->instance, (unsigned long long)plan->seed);
+  int len = head + snprintf(text + head, sizeof text - (size_t)head,
+                            "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,"
+                            "expansions:%lld\nexecution=%s\n",
+                            as->def->name, json, (long long)plan->limits.steps, secs,
+                            (long long)plan->limits.expansions,
+                            mapf_execution_name(plan->execution));
+  /* Both fit: the generator is "random", a parameter list is at most MAPF_MAX_PARAMS short
+   * names with their values. */
+  if ((size_t)len >= sizeof text) len = (int)sizeof text - 1;
+  job->key = mapf_hash128_of(text, (size_t)len);
+  mapf_hash128_hex(job->key, job->key_hex);
+  job->instance_seed = mapf_hash64(text, (size_t)head, 0);
+  job->seed = mapf_mix64(job->key.hi ^ job->key.lo);
+}
+
+int farm_job_params_json(const farm_space *sp, const farm_job *job, char *buf, size_t n) {
+  return mapf_params_json(sp->plan->algos[job->algo].def, &job->params, buf, n);
+}
+
+int farm_job_instance(const farm_space *sp, const farm_job *job, mapf_instance **out,
+                      mapf_diag *d) {
+  const char *gen = sp->plan->scens[job->scen].generator;
+  *out = NULL;
+  if (strcmp(gen, "random") != 0)
+    return mapf_diag_set(d, MAPF_EUNSUPPORTED, NULL, 0, 0, "unknown scenario generator \"%s\"",
+                         gen);
+  return mapf_scengen_random(sp->grids[job->map], job->agents, job->instance_seed, out, d);
+}

@@ -1,0 +1,59 @@
+/* expand.h: a plan's jobs and their keys.
+ *
+ * The job space is indexed, not materialised: job i is computed from i in O(1) by mixed-radix
+ * decoding (map, scenario, agent count, instance, algorithm, parameter combination), so a plan
+ * of a million jobs costs no memory beyond what the run stores.
+ *
+ * Job identity (DESIGN.md, Rules): the key is the 128-bit hash of a canonical text naming the
+ * map's content hash, the generator and its parameters, the agent count, the instance index,
+ * the plan seed, the algorithm with every parameter resolved, the limits and the execution
+ * rule. Labels are not part of it. The instance seed leaves out the algorithm, so every
+ * algorithm of a plan runs the same instances. */
+#ifndef FARM_EXPAND_H
+#define FARM_EXPAND_H
+
+#include <stdint.h>
+
+#include "hash.h"
+#include "plan.h"
+
+typedef struct farm_space {
+  const farm_plan *plan;
+  mapf_grid **grids;       /* nmaps loaded or generated grids, owned */
+  int64_t *scen_jobs;      /* per scenario: nagents * instances * sum(algo combos) */
+  int64_t per_map;         /* jobs per map */
+  int64_t algo_combos;     /* sum over algorithms of ncombos */
+  int64_t njobs;
+} farm_space;
+
+/* Loads or generates every map of plan and counts the jobs. Map errors (MovingAI syntax,
+ * generator parameters) are appended to errs at the map's line in the plan. Returns MAPF_OK, or
+ * the first error code. */
+int farm_space_init(farm_space *sp, const farm_plan *plan, farm_diags *errs);
+
+/* Frees the grids; the plan is not owned. */
+void farm_space_free(farm_space *sp);
+
+typedef struct farm_job {
+  int64_t index;
+  int32_t map, scen, agents, instance, algo;
+  int64_t combo;
+  mapf_params params;      /* every parameter resolved */
+  mapf_hash128 key;
+  char key_hex[33];
+  uint64_t instance_seed;  /* seeds the scenario generator */
+  uint64_t seed;           /* seeds the algorithm (derived from the key) */
+} farm_job;
+
+/* Computes job `index` (0 <= index < njobs). */
+void farm_space_job(const farm_space *sp, int64_t index, farm_job *job);
+
+/* The job's parameters as canonical JSON (mapf_params_json). */
+int farm_job_params_json(const farm_space *sp, const farm_job *job, char *buf, size_t n);
+
+/* Builds the job's instance (runs the scenario generator with job->instance_seed). Returns
+ * MAPF_OK and *out (free with mapf_instance_free), or an error with the reason in d. */
+int farm_job_instance(const farm_space *sp, const farm_job *job, mapf_instance **out,
+                      mapf_diag *d);
+
+#endif

@@ -1,0 +1,22 @@
+/* keyset.h: a set of 128-bit job keys (open addressing), for resume: 16 bytes a key. */
+#ifndef FARM_KEYSET_H
+#define FARM_KEYSET_H
+
+#include <stdint.h>
+
+#include "hash.h"
+
+typedef struct farm_keyset {
+  mapf_hash128 *slots; /* {0,0} marks an empty slot; the all-zero key is kept aside */
+  int64_t cap, n;
+  int has_zero;
+} farm_keyset;
+
+/* Adds k; returns 1 if it was new, 0 if present, -1 when out of memory. */
+int farm_keyset_add(farm_keyset *s, mapf_hash128 k);
+/* Returns 1 if k is in s. */
+int farm_keyset_has(const farm_keyset *s, mapf_hash128 k);
+/* Frees and zeroes s. */
+void farm_keyset_free(farm_keyset *s);
+
+#endif

@@ -1,0 +1,724 @@
+/* main.c: the `mapfarm` command-line tool. The only file that prints to the user or exits.
+ *
+ * Exit status: 0 success, 1 a run with failed jobs (or a database error), 2 bad input,
+ * 130 / 143 a run stopped by SIGINT / SIGTERM (finished jobs are kept; rerun to resume). */
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "astar.h"
+#include "expand.h"
+#include "plan.h"
+#include "pool.h"
+#include "report.h"
+#include "sim.h"
+#include "store.h"
+#include "suggest.h"
+
+#define EXIT_FAILED_JOBS 1
+#define EXIT_BAD_INPUT 2
+#define MAX_MAP_DIRS 16
+
+static const char usage[] =
+    "usage:\n"
+    "  mapfarm run PLAN.yaml --db FILE [--threads N] [--shard I/N] [--maps DIR]\n"
+    "  mapfarm expand PLAN.yaml [--list] [--maps DIR]\n"
+    "  mapfarm solve --map MAP (--scen FILE [--agents N] | --generator random --agents N\n"
+    "                [--seed S]) --algo NAME [--param NAME=VALUE ...] [--steps N]\n"
+    "                [--seconds S] [--expansions N] [--execution chains|single-pass]\n"
+    "                [--trace FILE] [--export-scen FILE] [--maps DIR]\n"
+    "  mapfarm report --db FILE NAME [--format text|md|csv] [--max-agents N]\n"
+    "  mapfarm algorithms\n"
+    "  mapfarm --version\n"
+    "Maps named by relative paths are looked up beside the plan, then under every --maps DIR\n"
+    "and every directory in MAPFARM_MAPS (colon-separated).\n";
+
+static int bad_usage(const char *fmt, const char *arg) {
+  fprintf(stderr, "mapfarm: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n%s", usage);
+  return EXIT_BAD_INPUT;
+}
+
+static void print_diag(const mapf_diag *d) {
+  char buf[1200];
+  mapf_diag_format(d, buf, sizeof buf);
+  fprintf(stderr, "%s\n", buf);
+}
+
+/* Every error of a plan, each followed by the offending line with a caret (as Redis config.c
+ * quotes the line). */
+static void print_diags(const farm_diags *ds, const char *text) {
+  for (int32_t i = 0; i < ds->n && i < ds->cap; i++) {
+    const mapf_diag *d = &ds->items[i];
+    print_diag(d);
+    if (!text || d->line < 1) continue;
+    const char *p = text;
+    for (int l = 1; l < d->line && p; l++) {
+      p = strchr(p, '\n');
+      if (p) p++;
+    }
+    if (!p || !*p) continue;
+    const char *e = strchr(p, '\n');
+    int len = e ? (int)(e - p) : (int)strlen(p);
+    if (len > 200) len = 200;
+    fprintf(stderr, "  %.*s\n", len, p);
+    if (d->col > 0 && d->col <= len + 1) fprintf(stderr, "  %*s^\n", d->col - 1, "");
+  }
+  if (ds->n > 1) fprintf(stderr, "%d errors\n", (int)ds->n);
+}
+
+/* --maps DIR options, then MAPFARM_MAPS. */
+typedef struct map_dirs {
+  const char *dir[MAX_MAP_DIRS];
+  int32_t n;
+  char *env; /* owned copy of MAPFARM_MAPS, split in place */
+} map_dirs;
+
+static void map_dirs_env(map_dirs *md) {
+  const char *env = getenv("MAPFARM_MAPS");
+  if (!env || !*env) return;
+  md->env = strdup(env);
+  if (!md->env) return;
+  for (char *tok = strtok(md->env, ":"); tok && md->n < MAX_MAP_DIRS; tok = strtok(NULL, ":"))
+    md->dir[md->n++] = tok;
+}
+
+static int parse_long(const char *s, long long lo, long long hi, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !(v >= lo && v <= hi)) return -1;
+  *out = v;
+  return 0;
+}
+
+static const char *need_value(int argc, char **argv, int *i) {
+  if (*i + 1 >= argc) return NULL;
+  return argv[++*i];
+}
+
+/* ---- progress ------------------------------------------------------------------------ */
+
+typedef struct progress {
+  int tty;
+  double last_print;
+} progress;
+
+static void on_progress(void *ud, int64_t done, int64_t pending, int64_t failed, double elapsed,
+                        int final) {
+  progress *pr = ud;
+  if (!final && !pr->tty && elapsed - pr->last_print < 5.0) return;
+  if (!final && pr->tty && elapsed - pr->last_print < 0.2) return;
+  pr->last_print = elapsed;
+  double rate = elapsed > 0 ? (double)done / elapsed : 0;
+  double eta = rate > 0 ? (double)(pending - done) / rate : 0;
+  if (pr->tty) {
+    fprintf(stderr, "\r%lld/%lld jobs  %.1f jobs/s  %lld failed  ETA %.0f s   ",
+            (long long)done, (long long)pending, rate, (long long)failed, eta);
+    if (final) fprintf(stderr, "\n");
+  } else if (!final) {
+    fprintf(stderr, "progress: %lld/%lld jobs, %.1f jobs/s, %lld failed, ETA %.0f s\n",
+            (long long)done, (long long)pending, rate, (long long)failed, eta);
+  }
+  fflush(stderr);
+}
+
+/* ---- signals ------------------------------------------------------------------------- */
+
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_signal(int sig) { stop_signal = sig; }
+
+/* ---- plan loading shared by run and expand ------------------------------------------- */
+
+static int load_plan(const char *path, map_dirs *md, farm_plan **plan, farm_space *sp) {
+  farm_plan_opts po = {md->dir, md->n};
+  farm_diags errs = {0};
+  int rc = farm_plan_load(path, &po, plan, &errs);
+  if (rc != MAPF_OK) {
+    print_diags(&errs, *plan ? (*plan)->text : NULL);
+    if (errs.n == 0) fprintf(stderr, "%s: error: %s\n", path, mapf_strerror(rc));
+    farm_diags_free(&errs);
+    return -1;
+  }
+  rc = farm_space_init(sp, *plan, &errs);
+  if (rc != MAPF_OK || errs.n > 0) {
+    print_diags(&errs, (*plan)->text);
+    if (errs.n == 0) fprintf(stderr, "%s: error: %s\n", path, mapf_strerror(rc));
+    farm_diags_free(&errs);
+    farm_space_free(sp);
+    farm_plan_free(*plan);
+    *plan = NULL;
+    return -1;
+  }
+  farm_diags_free(&errs);
+  return 0;
+}
+
+/* ---- mapfarm expand ------------------------------------------------------------------ */
+
+static int cmd_expand(int argc, char **argv) {
+  const char *plan_path = NULL;
+  int list = 0;
+  map_dirs md = {0};
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--list") == 0) {
+      list = 1;
+    } else if (strcmp(argv[i], "--maps") == 0) {
+      const char *v = need_value(argc, argv, &i);
+      if (!v) return bad_usage("%s needs a directory", "--maps");
+      if (md.n < MAX_MAP_DIRS) md.dir[md.n++] = v;
+    } else if (argv[i][0] == '-') {
+      return bad_usage("unknown option %s for expand", argv[i]);
+    } else if (!plan_path) {
+      plan_path = argv[i];
+    } else {
+      return bad_usage("unexpected argument %s", argv[i]);
+    }
+  }
+  if (!plan_path) return bad_usage("%s needs a plan file", "expand");
+  map_dirs_env(&md);
+  farm_plan *plan = NULL;
+  farm_space sp = {0};
+  if (load_plan(plan_path, &md, &plan, &sp) < 0) {
+    free(md.env);
+    return EXIT_BAD_INPUT;
+  }
+  printf("%lld jobs\n", (long long)sp.njobs);
+  /* Counts by map, generator and algorithm: the space is a product, so they are exact. */
+  for (int32_t m = 0; m < plan->nmaps; m++)
+    printf("map %s: %lld\n", sp.grids[m]->name, (long long)sp.per_map);
+  for (int32_t s = 0; s < plan->nscens; s++)
+    printf("generator %s (scenario %d): %lld\n", plan->scens[s].generator, (int)s + 1,
+           (long long)(sp.scen_jobs[s] * plan->nmaps));
+  for (int32_t a = 0; a < plan->nalgos; a++) {
+    int64_t per_combo = sp.algo_combos ? sp.njobs / sp.algo_combos : 0;
+    printf("algorithm %s (%s): %lld\n", plan->algos[a].def->name, plan->algos[a].label,
+           (long long)(per_combo * plan->algos[a].ncombos));
+  }
+  if (list) {
+    printf("key\tmap\tgenerator\tagents\tinstance\talgorithm\tlabel\tparams\n");
+    char params[512];
+    for (int64_t i = 0; i < sp.njobs; i++) {
+      farm_job j;
+      farm_space_job(&sp, i, &j);
+      farm_job_params_json(&sp, &j, params, sizeof params);
+      printf("%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", j.key_hex, sp.grids[j.map]->name,
+             plan->scens[j.scen].generator, (int)j.agents, (int)j.instance,
+             plan->algos[j.algo].def->name, plan->algos[j.algo].label, params);
+    }
+  }
+  farm_space_free(&sp);
+  farm_plan_free(plan);
+  free(md.env);
+  return 0;
+}
+
+/* ---- mapfarm run --------------------------------------------------------------------- */
+
+static int cmd_run(int argc, char **argv) {
+  const char *plan_path = NULL, *db = NULL;
+  long long threads = 0, si = 1, sn = 1;
+  map_dirs md = {0};
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (strcmp(a, "--db") == 0) {
+      if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", a);
+    } else if (strcmp(a, "--threads") == 0) {
+      v = need_value(argc, argv, &i);
+      if (!v || parse_long(v, 1, 4096, &threads) < 0)
+        return bad_usage("--threads: expected an integer in [1, 4096], found \"%s\"",
+                         v ? v : "");
+    } else if (strcmp(a, "--shard") == 0) {
+      v = need_value(argc, argv, &i);
+      int ok = 0;
+      if (v) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", v);
+        char *slash = strchr(buf, '/');
+        if (slash) {
+          *slash = '\0';
+          ok = parse_long(buf, 1, 1000000, &si) == 0 &&
+               parse_long(slash + 1, 1, 1000000, &sn) == 0 && si <= sn;
+        }
+      }
+      if (!ok)
+        return bad_usage("--shard: expected I/N with 1 <= I <= N, found \"%s\"", v ? v : "");
+    } else if (strcmp(a, "--maps") == 0) {
+      if (!(v = need_value(argc, argv, &i))) return bad_usage("%s needs a directory", a);
+      if (md.n < MAX_MAP_DIRS) md.dir[md.n++] = v;
+    } else if (a[0] == '-') {
+      return bad_usage("unknown option %s for run", a);
+    } else if (!plan_path) {
+      plan_path = a;
+    } else {
+      return bad_usage("unexpected argument %s", a);
+    }
+  }
+  if (!plan_path) return bad_usage("%s needs a plan file", "run");
+  if (!db) return bad_usage("%s needs --db FILE", "run");
+  map_dirs_env(&md);
+
+  /* The plan and every map are checked before the database is opened, so bad input never
+   * touches it. */
+  farm_plan *plan = NULL;
+  farm_space sp = {0};
+  if (load_plan(plan_path, &md, &plan, &sp) < 0) {
+    free(md.env);
+    return EXIT_BAD_INPUT;
+  }
+  char err[1024];
+  farm_store *st = NULL;
+  if (farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    farm_space_free(&sp);
+    farm_plan_free(plan);
+    free(md.env);
+    return EXIT_BAD_INPUT;
+  }
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
+  progress pr = {isatty(STDERR_FILENO), 0};
+  farm_run_opts ro = {0};
+  ro.threads = (int32_t)threads;
+  ro.shard_index = (int32_t)si;
+  ro.shard_count = (int32_t)sn;
+  ro.progress = on_progress;
+  ro.progress_ud = &pr;
+  ro.stop = &stop_signal;
+  farm_run_summary sum;
+  int rc = farm_run(&sp, st, &ro, &sum, err, sizeof err);
+  int status = 0;
+  if (rc < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    status = EXIT_FAILED_JOBS;
+  } else if (sum.pending == 0) {
+    fprintf(stderr, "%s: all %lld jobs are already in %s; nothing to run\n", plan_path,
+            (long long)sum.total, db);
+  } else {
+    fprintf(stderr,
+            "%s: %lld jobs run in %.1f s (%.1f jobs/s): %lld ok, %lld limit, %lld error; "
+            "%lld were already in %s\n",
+            plan_path, (long long)sum.done, sum.seconds,
+            sum.seconds > 0 ? (double)sum.done / sum.seconds : 0.0, (long long)sum.ok,
+            (long long)sum.limit, (long long)sum.error, (long long)sum.present, db);
+    if (sum.error > 0) status = EXIT_FAILED_JOBS;
+  }
+  if (sum.interrupted) {
+    fprintf(stderr,
+            "mapfarm: interrupted by signal %d; %lld of %lld pending jobs are stored. Run the "
+            "same command again to finish the rest.\n",
+            (int)stop_signal, (long long)sum.done, (long long)sum.pending);
+    status = 128 + (int)stop_signal;
+  }
+  farm_store_close(st);
+  farm_space_free(&sp);
+  farm_plan_free(plan);
+  free(md.env);
+  return status;
+}
+
+/* ---- mapfarm report ------------------------------------------------------------------ */
+
+static int cmd_report(int argc, char **argv) {
+  const char *db = NULL, *name = NULL;
+  farm_report_opts ro = {FARM_FORMAT_TEXT, 0};
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (strcmp(a, "--db") == 0) {
+      if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", a);
+    } else if (strcmp(a, "--format") == 0) {
+      v = need_value(argc, argv, &i);
+      if (v && strcmp(v, "text") == 0) ro.format = FARM_FORMAT_TEXT;
+      else if (v && strcmp(v, "md") == 0) ro.format = FARM_FORMAT_MD;
+      else if (v && strcmp(v, "csv") == 0) ro.format = FARM_FORMAT_CSV;
+      else return bad_usage("--format: expected text, md or csv, found \"%s\"", v ? v : "");
+    } else if (strcmp(a, "--max-agents") == 0) {
+      long long n;
+      v = need_value(argc, argv, &i);
+      if (!v || parse_long(v, 1, 100000000, &n) < 0)
+        return bad_usage("--max-agents: expected an integer >= 1, found \"%s\"", v ? v : "");
+      ro.max_agents = (int32_t)n;
+    } else if (a[0] == '-') {
+      return bad_usage("unknown option %s for report", a);
+    } else if (!name) {
+      name = a;
+    } else {
+      return bad_usage("unexpected argument %s", a);
+    }
+  }
+  if (!db) return bad_usage("%s needs --db FILE", "report");
+  if (!name) return bad_usage("%s needs a report name (completion-rate, completion-time, "
+                              "travel-distance)", "report");
+  char err[1024];
+  farm_store *st = NULL;
+  if (farm_store_open(db, FARM_STORE_READONLY, &st, err, sizeof err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  int rc = farm_report(st, name, &ro, stdout, err, sizeof err);
+  farm_store_close(st);
+  if (rc < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  return 0;
+}
+
+/* ---- mapfarm solve ------------------------------------------------------------------- */
+
+typedef struct trace {
+  FILE *f;
+  const mapf_grid *g;
+} trace;
+
+static void write_positions(FILE *f, const mapf_grid *g, const int32_t *pos, int32_t n) {
+  for (int32_t a = 0; a < n; a++)
+    fprintf(f, "%s(%d,%d)", a ? "," : "", (int)mapf_grid_x(g, pos[a]),
+            (int)mapf_grid_y(g, pos[a]));
+  fputc('\n', f);
+}
+
+static void on_step(void *ud, int64_t t, const int32_t *pos, int32_t n) {
+  trace *tr = ud;
+  fprintf(tr->f, "%lld:", (long long)t);
+  write_positions(tr->f, tr->g, pos, n);
+}
+
+/* A path given on the command line, else the same path under the map directories. */
+static const char *find_file(const char *path, const map_dirs *md, char *buf, size_t n) {
+  struct stat sb;
+  if (stat(path, &sb) == 0 || path[0] == '/') return path;
+  for (int32_t i = 0; i < md->n; i++) {
+    snprintf(buf, n, "%s/%s", md->dir[i], path);
+    if (stat(buf, &sb) == 0) return buf;
+  }
+  return path;
+}
+
+static void print_metric(const char *name, double v) {
+  if (isnan(v))
+    printf("%s: NULL\n", name);
+  else
+    printf("%s: %.6g\n", name, v);
+}
+
+static int cmd_solve(int argc, char **argv) {
+  const char *map_path = NULL, *scen_path = NULL, *generator = NULL, *algo_name = NULL;
+  const char *trace_path = NULL, *export_path = NULL;
+  long long agents = 0, seed = 1;
+  mapf_limits limits = {10000, 0, 0};
+  mapf_execution execution = MAPF_EXEC_CHAINS;
+  const char *params[64];
+  int nparams = 0;
+  map_dirs md = {0};
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v = NULL;
+    int has = i + 1 < argc;
+    if (a[0] == '-' && !has) return bad_usage("%s needs a value", a);
+    if (strcmp(a, "--map") == 0) map_path = argv[++i];
+    else if (strcmp(a, "--scen") == 0) scen_path = argv[++i];
+    else if (strcmp(a, "--generator") == 0) generator = argv[++i];
+    else if (strcmp(a, "--algo") == 0) algo_name = argv[++i];
+    else if (strcmp(a, "--trace") == 0) trace_path = argv[++i];
+    else if (strcmp(a, "--export-scen") == 0) export_path = argv[++i];
+    else if (strcmp(a, "--maps") == 0) {
+      if (md.n < MAX_MAP_DIRS) md.dir[md.n++] = argv[++i];
+    } else if (strcmp(a, "--agents") == 0) {
+      v = argv[++i];
+      if (parse_long(v, 1, 100000000, &agents) < 0)
+        return bad_usage("--agents: expected an integer >= 1, found \"%s\"", v);
+    } else if (strcmp(a, "--seed") == 0) {
+      v = argv[++i];
+      if (parse_long(v, 0, 0x7fffffffffffffffLL, &seed) < 0)
+        return bad_usage("--seed: expected an integer >= 0, found \"%s\"", v);
+    } else if (strcmp(a, "--steps") == 0) {
+      long long s;
+      v = argv[++i];
+      if (parse_long(v, 0, 0x7fffffffffffffffLL, &s) < 0)
+        return bad_usage("--steps: expected an integer >= 0, found \"%s\"", v);
+      limits.steps = s;
+    } else if (strcmp(a, "--seconds") == 0) {
+      v = argv[++i];
+      if (parse_double(v, 0, 1e9, &limits.seconds) < 0)
+        return bad_usage("--seconds: expected a number >= 0, found \"%s\"", v);
+    } else if (strcmp(a, "--expansions") == 0) {
+      long long e;
+      v = argv[++i];
+      if (parse_long(v, 0, 0x7fffffffffffffffLL, &e) < 0)
+        return bad_usage("--expansions: expected an integer >= 0, found \"%s\"", v);
+      limits.expansions = e;
+    } else if (strcmp(a, "--execution") == 0) {
+      v = argv[++i];
+      int e = mapf_execution_parse(v);
+      if (e < 0) return bad_usage("--execution: expected chains or single-pass, found \"%s\"", v);
+      execution = (mapf_execution)e;
+    } else if (strcmp(a, "--param") == 0) {
+      if (nparams == 64) return bad_usage("%s", "too many --param options");
+      params[nparams++] = argv[++i];
+    } else {
+      return bad_usage("unknown option %s for solve", a);
+    }
+  }
+  if (!map_path) return bad_usage("%s needs --map MAP", "solve");
+  if (!scen_path && !generator) return bad_usage("%s needs --scen FILE or --generator G", "solve");
+  if (scen_path && generator) return bad_usage("%s takes --scen or --generator, not both", "solve");
+  if (generator && strcmp(generator, "random") != 0) {
+    static const char *const gens[] = {"random", NULL};
+    const char *s = farm_suggest(generator, gens, -1);
+    fprintf(stderr, "mapfarm: error: --generator: unknown generator \"%s\"%s%s%s\n", generator,
+            s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
+    return EXIT_BAD_INPUT;
+  }
+  if (generator && agents < 1) return bad_usage("%s needs --agents N", "--generator");
+  if (!algo_name && limits.steps > 0) return bad_usage("%s needs --algo NAME", "solve");
+  map_dirs_env(&md);
+
+  const mapf_algo_def *def = NULL;
+  mapf_params pv;
+  if (algo_name) {
+    def = mapf_algo_find(algo_name);
+    if (!def) {
+      const char *names[32];
+      int32_t k = 0;
+      for (; k < mapf_algo_count() && k < 32; k++) names[k] = mapf_algo_at(k)->name;
+      const char *s = farm_suggest(algo_name, names, k);
+      fprintf(stderr, "mapfarm: error: --algo: unknown algorithm \"%s\"%s%s%s\n", algo_name,
+              s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
+      free(md.env);
+      return EXIT_BAD_INPUT;
+    }
+    mapf_params_default(def, &pv);
+    for (int k = 0; k < nparams; k++) {
+      char name[64];
+      const char *eq = strchr(params[k], '=');
+      if (!eq || eq == params[k] || (size_t)(eq - params[k]) >= sizeof name) {
+        free(md.env);
+        return bad_usage("--param: expected NAME=VALUE, found \"%s\"", params[k]);
+      }
+      memcpy(name, params[k], (size_t)(eq - params[k]));
+      name[eq - params[k]] = '\0';
+      int32_t idx = mapf_param_index(def, name);
+      if (idx < 0) {
+        const char *names[MAPF_MAX_PARAMS];
+        for (int32_t p = 0; p < def->nparams; p++) names[p] = def->params[p].name;
+        const char *s = farm_suggest(name, names, def->nparams);
+        fprintf(stderr, "mapfarm: error: --param: %s has no parameter \"%s\"%s%s%s\n",
+                def->name, name, s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
+        free(md.env);
+        return EXIT_BAD_INPUT;
+      }
+      mapf_diag d = {0};
+      if (mapf_param_parse(def, idx, eq + 1, &pv.v[idx], &d) != MAPF_OK) {
+        fprintf(stderr, "mapfarm: error: --param: %s\n", d.msg);
+        free(md.env);
+        return EXIT_BAD_INPUT;
+      }
+    }
+    mapf_diag d = {0};
+    if (mapf_params_check(def, &pv, &d) != MAPF_OK) {
+      fprintf(stderr, "mapfarm: error: --param: %s\n", d.msg);
+      free(md.env);
+      return EXIT_BAD_INPUT;
+    }
+  }
+
+  char pathbuf[4096];
+  mapf_diag d = {0};
+  mapf_grid *g = NULL;
+  int rc = mapf_grid_load(find_file(map_path, &md, pathbuf, sizeof pathbuf), &g, &d);
+  if (rc != MAPF_OK) {
+    print_diag(&d);
+    free(md.env);
+    return EXIT_BAD_INPUT;
+  }
+  mapf_instance *inst = NULL;
+  if (scen_path) {
+    mapf_scen *sc = NULL;
+    rc = mapf_scen_load(find_file(scen_path, &md, pathbuf, sizeof pathbuf), g, 0, &sc, &d);
+    if (rc == MAPF_OK) {
+      if (agents == 0) agents = sc->n;
+      if (agents > sc->n) {
+        rc = mapf_diag_set(&d, MAPF_EINVAL, scen_path, 0, 0,
+                           "--agents %lld: the scenario has only %d lines", agents, (int)sc->n);
+      } else {
+        rc = mapf_instance_from_scen(sc, g, 0, (int32_t)agents, &inst, &d);
+        if (rc != MAPF_OK && !d.file[0]) snprintf(d.file, sizeof d.file, "%s", scen_path);
+      }
+    }
+    mapf_scen_free(sc);
+  } else {
+    rc = mapf_scengen_random(g, (int32_t)agents, (uint64_t)seed, &inst, &d);
+  }
+  if (rc != MAPF_OK) {
+    print_diag(&d);
+    mapf_grid_free(g);
+    free(md.env);
+    return EXIT_BAD_INPUT;
+  }
+
+  int status = 0;
+  if (export_path) {
+    /* Optimal single-agent lengths, as MovingAI .scen files carry them. */
+    double *opt = calloc((size_t)inst->n, sizeof *opt);
+    mapf_astar *as = mapf_astar_new();
+    FILE *f = fopen(export_path, "w");
+    if (!opt || !as || !f) {
+      fprintf(stderr, "mapfarm: error: %s: cannot write: %s\n", export_path, strerror(errno));
+      status = EXIT_BAD_INPUT;
+    } else {
+      for (int32_t a = 0; a < inst->n; a++) {
+        mapf_astar_result r;
+        mapf_astar_run(as, g, inst->start[a], inst->goal[a], &r, NULL, NULL);
+        opt[a] = r.cost;
+      }
+      const char *base = strrchr(map_path, '/');
+      if (mapf_instance_write_scen(inst, g, base ? base + 1 : map_path, opt, f) != MAPF_OK) {
+        fprintf(stderr, "mapfarm: error: %s: cannot write\n", export_path);
+        status = EXIT_BAD_INPUT;
+      }
+    }
+    if (f && fclose(f) != 0 && status == 0) {
+      fprintf(stderr, "mapfarm: error: %s: cannot write: %s\n", export_path, strerror(errno));
+      status = EXIT_BAD_INPUT;
+    }
+    mapf_astar_free(as);
+    free(opt);
+  }
+
+  if (status == 0 && limits.steps > 0) {
+    trace tr = {NULL, g};
+    if (trace_path) {
+      tr.f = fopen(trace_path, "w");
+      if (!tr.f) {
+        fprintf(stderr, "mapfarm: error: %s: cannot write: %s\n", trace_path, strerror(errno));
+        mapf_instance_free(inst);
+        mapf_grid_free(g);
+        free(md.env);
+        return EXIT_BAD_INPUT;
+      }
+      /* The header mapf-visualizer reads, then one line per time step. */
+      const char *base = strrchr(map_path, '/');
+      fprintf(tr.f, "agents=%d\nmap_file=%s\nsolver=%s\n", (int)inst->n,
+              base ? base + 1 : map_path, def->name);
+      fprintf(tr.f, "starts=");
+      write_positions(tr.f, g, inst->start, inst->n);
+      fprintf(tr.f, "goals=");
+      write_positions(tr.f, g, inst->goal, inst->n);
+      fprintf(tr.f, "solution=\n");
+    }
+    mapf_run_config cfg = {0};
+    cfg.grid = g;
+    cfg.inst = inst;
+    cfg.algo = def;
+    cfg.params = pv;
+    cfg.limits = limits;
+    cfg.execution = execution;
+    cfg.seed = mapf_mix64((uint64_t)seed);
+    cfg.on_step = tr.f ? on_step : NULL;
+    cfg.ud = &tr;
+    mapf_workspace *ws = mapf_workspace_new();
+    mapf_result res;
+    rc = ws ? mapf_run(ws, &cfg, &res, &d) : MAPF_ENOMEM;
+    mapf_workspace_free(ws);
+    if (tr.f && fclose(tr.f) != 0) {
+      fprintf(stderr, "mapfarm: error: %s: cannot write: %s\n", trace_path, strerror(errno));
+      status = EXIT_BAD_INPUT;
+    }
+    if (rc != MAPF_OK) {
+      fprintf(stderr, "mapfarm: error: %s\n", ws ? res.message : "out of memory");
+      status = EXIT_FAILED_JOBS;
+    } else {
+      char pj[512];
+      mapf_params_json(def, &pv, pj, sizeof pj);
+      printf("map: %s\n", g->name);
+      printf("agents: %d\n", (int)inst->n);
+      printf("algorithm: %s\n", def->name);
+      printf("params: %s\n", pj);
+      printf("status: %s\n", mapf_status_name(res.status));
+      printf("limit_hit: %s\n", mapf_limit_name(res.limit));
+      print_metric("completion_rate", res.completion_rate);
+      printf("completed: %d\n", (int)res.completed);
+      print_metric("mean_completion_steps", res.mean_completion_steps);
+      print_metric("mean_completion_steps_capped", res.mean_completion_steps_capped);
+      print_metric("mean_completion_seconds", res.mean_completion_seconds);
+      print_metric("mean_completion_seconds_capped", res.mean_completion_seconds_capped);
+      print_metric("mean_travel_distance", res.mean_travel_distance);
+      printf("steps: %lld\n", (long long)res.steps);
+      print_metric("wall_seconds", res.wall_seconds);
+      printf("expansions: %lld\n", (long long)res.expansions);
+      print_metric("planning_seconds", res.planning_seconds);
+      print_metric("max_step_planning_seconds", res.max_step_planning_seconds);
+      printf("failed_moves: %lld\n", (long long)res.failed_moves);
+      printf("pushes: %lld\n", (long long)res.pushes);
+      printf("searches: %lld\n", (long long)res.searches);
+      printf("deadlocks_broken: %lld\n", (long long)res.deadlocks_broken);
+    }
+    mapf_result_clear(&res);
+  }
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+  free(md.env);
+  return status;
+}
+
+static int cmd_algorithms(void) {
+  for (int32_t i = 0; i < mapf_algo_count(); i++) {
+    const mapf_algo_def *def = mapf_algo_at(i);
+    printf("%s (%s): %s\n", def->name, def->label, def->doc);
+    for (int32_t p = 0; p < def->nparams; p++) {
+      char dv[64];
+      mapf_param_format(def, p, def->params[p].def, dv, sizeof dv);
+      printf("  %-12s default %-8s %s\n", def->params[p].name, dv, def->params[p].doc);
+    }
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(usage, stderr);
+    return EXIT_BAD_INPUT;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "run") == 0) return cmd_run(argc, argv);
+  if (strcmp(cmd, "expand") == 0) return cmd_expand(argc, argv);
+  if (strcmp(cmd, "solve") == 0) return cmd_solve(argc, argv);
+  if (strcmp(cmd, "report") == 0) return cmd_report(argc, argv);
+  if (strcmp(cmd, "algorithms") == 0) return cmd_algorithms();
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("mapfarm %s (%s)\n", MAPFARM_VERSION, MAPFARM_GIT);
+    return 0;
+  }
+  if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  static const char *const cmds[] = {"run", "expand", "solve", "report", "algorithms", NULL};
+  const char *s = farm_suggest(cmd, cmds, -1);
+  fprintf(stderr, "mapfarm: error: unknown command \"%s\"%s%s%s\n%s", cmd,
+          s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "", usage);
+  return EXIT_BAD_INPUT;
+}

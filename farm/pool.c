@@ -1,0 +1,284 @@
+/* pool.c: the worker pool (pool.h). */
+#include "pool.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct done_job {
+  farm_job job;
+  char params[512];
+  mapf_result res;
+} done_job;
+
+typedef struct job_queue {
+  done_job *items;
+  int32_t n, cap;
+} job_queue;
+
+typedef struct pool {
+  farm_space *sp;
+  farm_store *st;
+  const farm_run_opts *opts;
+  farm_run_summary *sum;
+  int64_t run_id;
+  omp_lock_t queue_lock;  /* guards queue */
+  omp_lock_t writer_lock; /* guards the store, the counters and last_flush */
+  job_queue queue;
+  double t0, last_flush;
+  int failed;             /* a write failed: start no new job */
+  char err[512];
+} pool;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int farm_shard_has(mapf_hash128 k, int32_t index, int32_t count) {
+  if (count <= 1) return 1;
+  return (int32_t)(k.hi % (uint64_t)count) == index - 1;
+}
+
+/* Writes a batch (the caller holds writer_lock). */
+static void write_batch(pool *p, done_job *items, int32_t n) {
+  if (n == 0 || p->failed) return;
+  farm_record *recs = calloc((size_t)n, sizeof *recs);
+  if (!recs) {
+    snprintf(p->err, sizeof p->err, "out of memory writing results");
+#pragma omp atomic write
+    p->failed = 1;
+    return;
+  }
+  const farm_plan *plan = p->sp->plan;
+  for (int32_t i = 0; i < n; i++) {
+    const farm_job *j = &items[i].job;
+    const farm_algo_spec *as = &plan->algos[j->algo];
+    const mapf_grid *g = p->sp->grids[j->map];
+    farm_record *r = &recs[i];
+    r->job_key = j->key_hex;
+    r->map = g->name;
+    r->map_hash = g->hash;
+    r->generator = plan->scens[j->scen].generator;
+    r->agents = j->agents;
+    r->instance = j->instance;
+    r->algorithm = as->def->name;
+    r->label = as->label;
+    r->params = items[i].params;
+    r->seed = j->seed;
+    r->plan_index = j->index;
+    r->grid = g;
+    r->res = &items[i].res;
+  }
+  char err[512];
+  if (farm_store_put(p->st, p->run_id, recs, n, err, sizeof err) < 0) {
+    snprintf(p->err, sizeof p->err, "%s", err);
+#pragma omp atomic write
+    p->failed = 1;
+  } else {
+    for (int32_t i = 0; i < n; i++) {
+      mapf_status s = items[i].res.status;
+      if (s == MAPF_STATUS_OK) p->sum->ok++;
+      else if (s == MAPF_STATUS_LIMIT) p->sum->limit++;
+      else p->sum->error++;
+    }
+    p->sum->done += n;
+  }
+  free(recs);
+}
+
+/* Takes the queue and writes it, if this thread can get the writer lock (or must: final). */
+static void flush(pool *p, int force) {
+  if (force)
+    omp_set_lock(&p->writer_lock);
+  else if (!omp_test_lock(&p->writer_lock))
+    return;
+  omp_set_lock(&p->queue_lock);
+  job_queue q = p->queue;
+  p->queue.items = NULL;
+  p->queue.n = p->queue.cap = 0;
+  omp_unset_lock(&p->queue_lock);
+
+  write_batch(p, q.items, q.n);
+  for (int32_t i = 0; i < q.n; i++) mapf_result_clear(&q.items[i].res);
+  free(q.items);
+  double t = now_seconds();
+#pragma omp atomic write
+  p->last_flush = t;
+  if (p->opts->progress && (q.n > 0 || force))
+    p->opts->progress(p->opts->progress_ud, p->sum->done, p->sum->pending, p->sum->error,
+                      t - p->t0, 0);
+  omp_unset_lock(&p->writer_lock);
+}
+
+/* Runs one job into out; never fails: problems become an error row. */
+static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
+  farm_space *sp = p->sp;
+  farm_job *j = &out->job;
+  farm_space_job(sp, index, j);
+  farm_job_params_json(sp, j, out->params, sizeof out->params);
+  mapf_diag d = {0};
+  mapf_instance *inst = NULL;
+  memset(&out->res, 0, sizeof out->res);
+  int rc = farm_job_instance(sp, j, &inst, &d);
+  if (rc != MAPF_OK) {
+    out->res.status = MAPF_STATUS_ERROR;
+    out->res.agents = j->agents;
+    snprintf(out->res.message, sizeof out->res.message, "%s", d.msg);
+    return;
+  }
+  const farm_plan *plan = sp->plan;
+  mapf_run_config cfg = {0};
+  cfg.grid = sp->grids[j->map];
+  cfg.inst = inst;
+  cfg.algo = plan->algos[j->algo].def;
+  cfg.params = j->params;
+  cfg.limits = plan->limits;
+  cfg.execution = plan->execution;
+  cfg.seed = j->seed;
+  mapf_run(ws, &cfg, &out->res, &d); /* on error, res carries status and message */
+  mapf_instance_free(inst);
+}
+
+static int queue_push(pool *p, done_job *dj) {
+  omp_set_lock(&p->queue_lock);
+  if (p->queue.n == p->queue.cap) {
+    int32_t cap = p->queue.cap ? p->queue.cap * 2 : 64;
+    done_job *items = realloc(p->queue.items, (size_t)cap * sizeof *items);
+    if (!items) {
+      omp_unset_lock(&p->queue_lock);
+      return -1;
+    }
+    p->queue.items = items;
+    p->queue.cap = cap;
+  }
+  p->queue.items[p->queue.n++] = *dj;
+  int32_t n = p->queue.n;
+  omp_unset_lock(&p->queue_lock);
+  return n;
+}
+
+int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run_summary *sum,
+             char *err, size_t errlen) {
+  memset(sum, 0, sizeof *sum);
+  int32_t shard_index = opts->shard_count > 1 ? opts->shard_index : 1;
+  int32_t shard_count = opts->shard_count > 1 ? opts->shard_count : 1;
+
+  /* Resume: the keys already stored, then the plan's jobs that are not among them. A key seen
+   * twice in one plan (the same job listed twice) runs once. */
+  farm_keyset keys = {0};
+  if (farm_store_load_keys(st, &keys, err, errlen) < 0) return -1;
+  int64_t *todo = NULL, ntodo = 0, cap = 0;
+  for (int64_t i = 0; i < sp->njobs; i++) {
+    farm_job j;
+    farm_space_job(sp, i, &j);
+    if (!farm_shard_has(j.key, shard_index, shard_count)) continue;
+    int added = farm_keyset_add(&keys, j.key);
+    if (added < 0) goto oom;
+    if (!added) {
+      /* Present already, or a duplicate within the plan. */
+      sum->total++;
+      sum->present++;
+      continue;
+    }
+    sum->total++;
+    if (ntodo == cap) {
+      cap = cap ? cap * 2 : 1024;
+      int64_t *t = realloc(todo, (size_t)cap * sizeof *t);
+      if (!t) goto oom;
+      todo = t;
+    }
+    todo[ntodo++] = i;
+  }
+  farm_keyset_free(&keys);
+  sum->pending = ntodo;
+
+  char shard[32];
+  snprintf(shard, sizeof shard, "%d/%d", (int)shard_index, (int)shard_count);
+  int threads = opts->threads > 0 ? opts->threads : omp_get_max_threads();
+  const farm_plan *plan = sp->plan;
+  farm_run_info info = {plan->name, plan->path, plan->text, plan->hash, threads, shard,
+                        sum->total, ntodo};
+  if (ntodo == 0) {
+    free(todo);
+    return 0; /* nothing to do: no run row, the database is untouched */
+  }
+  if (farm_store_run_begin(st, &info, &sum->run_id, err, errlen) < 0) {
+    free(todo);
+    return -1;
+  }
+
+  pool p = {0};
+  p.sp = sp;
+  p.st = st;
+  p.opts = opts;
+  p.sum = sum;
+  p.run_id = sum->run_id;
+  p.t0 = p.last_flush = now_seconds();
+  omp_init_lock(&p.queue_lock);
+  omp_init_lock(&p.writer_lock);
+  int32_t batch = opts->batch > 0 ? opts->batch : 256;
+  double every = opts->flush_seconds > 0 ? opts->flush_seconds : 1.0;
+  int stopped = 0;
+
+#pragma omp parallel num_threads(threads)
+  {
+    mapf_workspace *ws = mapf_workspace_new();
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t k = 0; k < ntodo; k++) {
+      int stop_now;
+#pragma omp atomic read
+      stop_now = p.failed;
+      if (stop_now || !ws || (opts->stop && *opts->stop)) {
+#pragma omp atomic write
+        stopped = 1;
+        continue;
+      }
+      done_job dj;
+      run_job(&p, ws, todo[k], &dj);
+      int n = queue_push(&p, &dj);
+      if (n < 0) {
+        mapf_result_clear(&dj.res);
+#pragma omp atomic write
+        p.failed = 1;
+        continue;
+      }
+      double last;
+#pragma omp atomic read
+      last = p.last_flush;
+      if (n >= batch || now_seconds() - last >= every) flush(&p, 0);
+    }
+    mapf_workspace_free(ws);
+  }
+  flush(&p, 1);
+  sum->seconds = now_seconds() - p.t0;
+  sum->interrupted = stopped && !p.failed;
+  free(todo);
+
+  int rc = 0;
+  if (p.failed) {
+    snprintf(err, errlen, "%s", p.err[0] ? p.err : "out of memory");
+    rc = -1;
+  }
+  const char *status = p.failed ? "failed" : sum->interrupted ? "interrupted" : "done";
+  char err2[512];
+  if (farm_store_run_end(st, sum->run_id, status, sum->ok, sum->limit, sum->error, err2,
+                         sizeof err2) < 0 && rc == 0) {
+    snprintf(err, errlen, "%s", err2);
+    rc = -1;
+  }
+  if (opts->progress)
+    opts->progress(opts->progress_ud, sum->done, sum->pending, sum->error, sum->seconds, 1);
+  omp_destroy_lock(&p.queue_lock);
+  omp_destroy_lock(&p.writer_lock);
+  return rc;
+
+oom:
+  farm_keyset_free(&keys);
+  free(todo);
+  snprintf(err, errlen, "out of memory listing the plan's jobs");
+  return -1;
+}

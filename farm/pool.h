@@ -1,0 +1,53 @@
+/* pool.h: the OpenMP worker pool that runs a plan's pending jobs.
+ *
+ * Workers only compute: each takes the next pending job (dynamic scheduling), builds its
+ * instance, runs it on its own mapf_workspace (scratch memory reused across jobs) and queues
+ * the result. Whichever worker finds the queue full (or old) and the writer lock free writes the
+ * queue in one transaction; the SQLite connection is only ever used under that lock, so there
+ * is one writer and workers never wait on it (omp_test_lock). */
+#ifndef FARM_POOL_H
+#define FARM_POOL_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "expand.h"
+#include "store.h"
+
+/* Called by the writing thread after each batch, and once at the end (final = 1). */
+typedef void (*farm_progress_fn)(void *ud, int64_t done, int64_t pending, int64_t failed,
+                                 double elapsed, int final);
+
+typedef struct farm_run_opts {
+  int32_t threads;         /* 0: all cores */
+  int32_t shard_index;     /* 1-based; with shard_count, runs the jobs whose key falls in */
+  int32_t shard_count;     /* this shard (1/1: all) */
+  int32_t batch;           /* results per transaction (0: 256) */
+  double flush_seconds;    /* write at least this often (0: 1 s) */
+  farm_progress_fn progress;
+  void *progress_ud;
+  const volatile sig_atomic_t *stop; /* when set, workers start no new job */
+} farm_run_opts;
+
+typedef struct farm_run_summary {
+  int64_t run_id;
+  int64_t total;           /* jobs of the plan in this shard */
+  int64_t present;         /* already in the database */
+  int64_t pending;         /* to run at the start */
+  int64_t done;            /* written by this run */
+  int64_t ok, limit, error;
+  double seconds;
+  int interrupted;
+} farm_run_summary;
+
+/* Returns 1 when job key k belongs to shard index (1-based) of count. */
+int farm_shard_has(mapf_hash128 k, int32_t index, int32_t count);
+
+/* Runs every job of sp that the database does not hold yet and records the run's provenance.
+ * Returns 0 when the run completed or was stopped cleanly (see sum->interrupted), -1 on a
+ * database error (err says which; jobs written before it stay). */
+int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run_summary *sum,
+             char *err, size_t errlen);
+
+#endif

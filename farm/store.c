@@ -1,0 +1,634 @@
+/* store.c: the SQLite results database (store.h; the layout is schema/schema.sql and
+ * schema/views.sql, compiled in by cmake/embed.cmake).
+ *
+ * Opening never writes to a file that is not ours: an existing file is first inspected through
+ * a separate read-only connection (is it SQLite at all, whose application_id, which schema
+ * version), and only a mapfarm database, an empty file or a new path is opened for writing.
+ * Every statement is prepared once at open and reused; farm_store_put writes a batch in one
+ * BEGIN IMMEDIATE ... COMMIT transaction, so a crash loses at most the batch being written. */
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Provenance strings; CMake defines them for the farm library (CMakeLists.txt). The defaults
+ * keep isolated builds working. */
+#ifndef MAPFARM_VERSION
+#define MAPFARM_VERSION "0.0.0"
+#endif
+#ifndef MAPFARM_GIT
+#define MAPFARM_GIT "unknown"
+#endif
+#ifndef MAPFARM_COMPILER
+#if defined(__clang__)
+#define MAPFARM_COMPILER "Clang " __clang_version__
+#elif defined(__GNUC__)
+#define MAPFARM_COMPILER "GNU " __VERSION__
+#else
+#define MAPFARM_COMPILER "unknown"
+#endif
+#endif
+#ifndef MAPFARM_CFLAGS
+#define MAPFARM_CFLAGS "unknown"
+#endif
+
+/* The schema text, generated from schema/schema.sql and schema/views.sql. */
+extern const char farm_schema_sql[];
+extern const char farm_views_sql[];
+
+/* How long a statement waits for another connection's lock before failing with "database is
+ * locked" (a reader at the sqlite3 prompt, a second shard on the same file). */
+#define FARM_STORE_BUSY_MS 15000
+
+/* The current time as ISO 8601 UTC, evaluated by SQLite once per statement. */
+#define FARM_SQL_NOW "strftime('%Y-%m-%dT%H:%M:%SZ','now')"
+
+struct farm_store {
+  sqlite3 *db;
+  char *path;   /* for messages */
+  int readonly; /* opened with FARM_STORE_READONLY */
+  sqlite3_stmt *begin, *commit, *rollback;
+  sqlite3_stmt *put_result, *put_agent;
+  sqlite3_stmt *run_begin, *run_end;
+  sqlite3_stmt *keys;
+};
+
+static const char sql_put_result[] =
+    "INSERT OR IGNORE INTO results (job_key, run_id, map, map_hash, generator, agents, "
+    "instance, algorithm, label, params, seed, status, limit_hit, message, completion_rate, "
+    "completed, mean_completion_steps, mean_completion_steps_capped, mean_completion_seconds, "
+    "mean_completion_seconds_capped, mean_travel_distance, steps, wall_seconds, expansions, "
+    "planning_seconds, max_step_planning_seconds, failed_moves, pushes, searches, "
+    "deadlocks_broken, plan_index, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+    "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
+    "?28, ?29, ?30, ?31, " FARM_SQL_NOW ")";
+
+/* Agent rows are written only right after their job's row was inserted, so any row already
+ * under that key is an orphan (its job row was deleted by hand to rerun it): replace it. */
+static const char sql_put_agent[] =
+    "INSERT OR REPLACE INTO agent_results (job_key, agent, start_x, start_y, goal_x, goal_y, "
+    "final_x, final_y, reached, completion_step, completion_seconds, travel_distance, "
+    "expansions, failed_moves, pushed, searches) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+    "?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+
+static const char sql_run_begin[] =
+    "INSERT INTO runs (plan_name, plan_path, plan_hash, plan_text, version, compiler, cflags, "
+    "host, threads, shard, jobs_total, jobs_pending, started_at, status) VALUES (?1, ?2, ?3, "
+    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, " FARM_SQL_NOW ", 'running')";
+
+static const char sql_run_end[] =
+    "UPDATE runs SET status = ?2, ended_at = " FARM_SQL_NOW
+    ", n_ok = ?3, n_limit = ?4, n_error = ?5 WHERE run_id = ?1";
+
+static const char sql_keys[] = "SELECT job_key FROM results";
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* Runs sql and reads the first column of its first row as an integer into *out (0 when there
+ * is no row). Returns the SQLite result code of the failing call, or SQLITE_OK. */
+static int query_int(sqlite3 *db, const char *sql, int64_t *out) {
+  sqlite3_stmt *s = NULL;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(s);
+    return rc;
+  }
+  rc = sqlite3_step(s);
+  *out = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_OK;
+  sqlite3_finalize(s);
+  return rc;
+}
+
+/* Decides what the database on db holds, through queries that only read. Sets *fresh to 1 for
+ * an empty database (no application_id, no schema objects: a new or empty file), to 0 for a
+ * mapfarm database of our schema version. Anything else is refused: -1 with err. */
+static int classify(sqlite3 *db, const char *path, int *fresh, char *err, size_t errlen) {
+  int64_t app = 0, version = 0, objects = 0, ours = 0;
+  int rc = query_int(db, "PRAGMA application_id", &app);
+  if (rc == SQLITE_OK) rc = query_int(db, "PRAGMA user_version", &version);
+  if (rc == SQLITE_OK) rc = query_int(db, "SELECT count(*) FROM sqlite_master", &objects);
+  if (rc == SQLITE_OK)
+    rc = query_int(db,
+                   "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                   "('runs', 'results', 'agent_results')",
+                   &ours);
+  if ((rc & 0xff) == SQLITE_NOTADB) {
+    set_err(err, errlen, "%s: not a SQLite database", path);
+    return -1;
+  }
+  if (rc != SQLITE_OK) {
+    set_err(err, errlen, "%s: cannot read the database: %s", path, sqlite3_errmsg(db));
+    return -1;
+  }
+  uint32_t app_id = (uint32_t)app;
+  if (app_id == 0 && objects == 0) {
+    *fresh = 1;
+    return 0;
+  }
+  if (app_id != FARM_APPLICATION_ID) {
+    set_err(err, errlen,
+            "%s: not a mapfarm database (application_id 0x%08" PRIx32 ", expected 0x%08x); "
+            "left untouched",
+            path, app_id, (unsigned)FARM_APPLICATION_ID);
+    return -1;
+  }
+  if (ours != 3) {
+    set_err(err, errlen,
+            "%s: damaged mapfarm database: tables runs, results and agent_results are not all "
+            "there",
+            path);
+    return -1;
+  }
+  if (version != FARM_SCHEMA_VERSION) {
+    set_err(err, errlen,
+            "%s: mapfarm database of schema version %" PRId64 "%s; this build reads version %d",
+            path, version, version > FARM_SCHEMA_VERSION ? " (written by a newer mapfarm)" : "",
+            FARM_SCHEMA_VERSION);
+    return -1;
+  }
+  *fresh = 0;
+  return 0;
+}
+
+/* Inspects an existing file through a read-only connection, which writes nothing (no journal,
+ * no header change), so a file we refuse stays byte-identical. */
+static int probe(const char *path, int *fresh, char *err, size_t errlen) {
+  sqlite3 *db = NULL;
+  int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+  if (rc != SQLITE_OK) {
+    set_err(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close(db);
+    return -1;
+  }
+  sqlite3_busy_timeout(db, FARM_STORE_BUSY_MS);
+  int r = classify(db, path, fresh, err, errlen);
+  sqlite3_close(db);
+  return r;
+}
+
+/* Runs a one-shot statement of the open sequence; on failure formats err. */
+static int exec_sql(sqlite3 *db, const char *path, const char *sql, const char *what,
+                    char *err, size_t errlen) {
+  char *msg = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    set_err(err, errlen, "%s: %s: %s", path, what, msg ? msg : sqlite3_errmsg(db));
+    sqlite3_free(msg);
+    return -1;
+  }
+  return 0;
+}
+
+/* Switches to WAL, which persists in the file, so later connections find it on. WAL needs
+ * shared memory between processes, which network file systems lack: DESIGN.md has each shard
+ * write on local disk. */
+static int set_wal(sqlite3 *db, const char *path, char *err, size_t errlen) {
+  sqlite3_stmt *s = NULL;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL);
+  char mode[16] = "";
+  if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const unsigned char *t = sqlite3_column_text(s, 0);
+    snprintf(mode, sizeof mode, "%s", t ? (const char *)t : "");
+    rc = SQLITE_OK;
+  }
+  if (rc != SQLITE_OK) {
+    set_err(err, errlen, "%s: cannot switch to WAL mode: %s", path, sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    return -1;
+  }
+  sqlite3_finalize(s);
+  if (strcmp(mode, "wal") != 0) {
+    set_err(err, errlen,
+            "%s: the file system does not support WAL mode (journal mode is \"%s\"); put the "
+            "database on a local disk",
+            path, mode);
+    return -1;
+  }
+  return 0;
+}
+
+/* Creates the tables and views of a fresh database in one transaction. Another process may
+ * have created the database since we looked, so the check is repeated under the write lock. */
+static int create_schema(sqlite3 *db, const char *path, char *err, size_t errlen) {
+  if (exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) < 0)
+    return -1;
+  int fresh = 0;
+  if (classify(db, path, &fresh, err, errlen) < 0) goto fail;
+  if (fresh) {
+    char pragmas[128];
+    snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %ld; PRAGMA user_version = %d;",
+             (long)FARM_APPLICATION_ID, FARM_SCHEMA_VERSION);
+    if (exec_sql(db, path, farm_schema_sql, "cannot create the tables", err, errlen) < 0 ||
+        exec_sql(db, path, farm_views_sql, "cannot create the views", err, errlen) < 0 ||
+        exec_sql(db, path, pragmas, "cannot mark the database", err, errlen) < 0)
+      goto fail;
+  }
+  if (exec_sql(db, path, "COMMIT", "cannot create the database", err, errlen) < 0) goto fail;
+  return 0;
+fail:
+  if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  return -1;
+}
+
+static int prepare(farm_store *st, const char *sql, sqlite3_stmt **s, char *err,
+                   size_t errlen) {
+  if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s, NULL) != SQLITE_OK) {
+    set_err(err, errlen, "%s: cannot prepare a statement: %s", st->path,
+            sqlite3_errmsg(st->db));
+    return -1;
+  }
+  return 0;
+}
+
+static void remove_created(const char *path) {
+  size_t n = strlen(path) + 5;
+  char *side = malloc(n);
+  unlink(path);
+  if (!side) return;
+  snprintf(side, n, "%s-wal", path);
+  unlink(side);
+  snprintf(side, n, "%s-shm", path);
+  unlink(side);
+  free(side);
+}
+
+int farm_store_open(const char *path, int mode, farm_store **out, char *err, size_t errlen) {
+  *out = NULL;
+  if (!path || !*path) {
+    set_err(err, errlen, "no database path given");
+    return -1;
+  }
+  if (mode != FARM_STORE_READONLY && mode != FARM_STORE_CREATE) {
+    set_err(err, errlen, "%s: invalid open mode %d", path, mode);
+    return -1;
+  }
+  /* Look before touching: a missing file, a directory, or a file that is not ours. */
+  struct stat sb;
+  int exists = stat(path, &sb) == 0, fresh = 1;
+  if (!exists && errno != ENOENT) {
+    set_err(err, errlen, "%s: cannot access: %s", path, strerror(errno));
+    return -1;
+  }
+  if (exists && S_ISDIR(sb.st_mode)) {
+    set_err(err, errlen, "%s: is a directory, not a database file", path);
+    return -1;
+  }
+  if (!exists && mode == FARM_STORE_READONLY) {
+    set_err(err, errlen, "%s: no such database file", path);
+    return -1;
+  }
+  if (exists && probe(path, &fresh, err, errlen) < 0) return -1;
+  if (fresh && mode == FARM_STORE_READONLY) {
+    set_err(err, errlen, "%s: empty file, not a mapfarm database", path);
+    return -1;
+  }
+
+  farm_store *st = calloc(1, sizeof *st);
+  if (!st || !(st->path = strdup(path))) {
+    free(st);
+    set_err(err, errlen, "%s: out of memory", path);
+    return -1;
+  }
+  st->readonly = mode == FARM_STORE_READONLY;
+  int flags = st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path, &st->db, flags, NULL);
+  if (rc != SQLITE_OK) {
+    int sys = st->db ? sqlite3_system_errno(st->db) : 0;
+    set_err(err, errlen, "%s: cannot %s: %s", path, exists ? "open" : "create",
+            sys ? strerror(sys) : st->db ? sqlite3_errmsg(st->db) : "out of memory");
+    goto fail;
+  }
+  sqlite3_extended_result_codes(st->db, 1);
+  sqlite3_busy_timeout(st->db, FARM_STORE_BUSY_MS);
+  if (!st->readonly) {
+    /* SQLite quietly opens a file it may not write read-only; say so now, not at the first
+     * batch of results. */
+    if (sqlite3_db_readonly(st->db, "main") == 1) {
+      set_err(err, errlen, "%s: the file is read-only; cannot write results to it", path);
+      goto fail;
+    }
+    if (set_wal(st->db, path, err, errlen) < 0 ||
+        exec_sql(st->db, path, "PRAGMA synchronous = NORMAL", "cannot set synchronous", err,
+                 errlen) < 0)
+      goto fail;
+    if (fresh && create_schema(st->db, path, err, errlen) < 0) goto fail;
+  }
+  if (prepare(st, "BEGIN IMMEDIATE", &st->begin, err, errlen) < 0 ||
+      prepare(st, "COMMIT", &st->commit, err, errlen) < 0 ||
+      prepare(st, "ROLLBACK", &st->rollback, err, errlen) < 0 ||
+      prepare(st, sql_put_result, &st->put_result, err, errlen) < 0 ||
+      prepare(st, sql_put_agent, &st->put_agent, err, errlen) < 0 ||
+      prepare(st, sql_run_begin, &st->run_begin, err, errlen) < 0 ||
+      prepare(st, sql_run_end, &st->run_end, err, errlen) < 0 ||
+      prepare(st, sql_keys, &st->keys, err, errlen) < 0)
+    goto fail;
+  *out = st;
+  return 0;
+fail:
+  farm_store_close(st);
+  if (!exists) remove_created(path);
+  return -1;
+}
+
+void farm_store_close(farm_store *st) {
+  if (!st) return;
+  sqlite3_finalize(st->begin);
+  sqlite3_finalize(st->commit);
+  sqlite3_finalize(st->rollback);
+  sqlite3_finalize(st->put_result);
+  sqlite3_finalize(st->put_agent);
+  sqlite3_finalize(st->run_begin);
+  sqlite3_finalize(st->run_end);
+  sqlite3_finalize(st->keys);
+  sqlite3_close(st->db);
+  free(st->path);
+  free(st);
+}
+
+sqlite3 *farm_store_db(farm_store *st) { return st ? st->db : NULL; }
+
+/* Steps a prepared statement to completion and resets it for reuse. Returns 0, or -1 with
+ * "PATH: what: SQLite's message" in err. */
+static int step_done(farm_store *st, sqlite3_stmt *s, const char *what, char *err,
+                     size_t errlen) {
+  int rc = sqlite3_step(s);
+  if (rc != SQLITE_DONE)
+    set_err(err, errlen, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int refuse_readonly(farm_store *st, char *err, size_t errlen) {
+  if (!st->readonly) return 0;
+  set_err(err, errlen, "%s: the database was opened read-only", st->path);
+  return -1;
+}
+
+/* Binds a string, or NULL for a NULL pointer. The caller steps before the text can change. */
+static void bind_text(sqlite3_stmt *s, int i, const char *t) {
+  if (t)
+    sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null(s, i);
+}
+
+/* Binds a metric; NaN (a mean over an empty set) becomes NULL so that AVG() skips it. */
+static void bind_real(sqlite3_stmt *s, int i, double v) {
+  if (isnan(v))
+    sqlite3_bind_null(s, i);
+  else
+    sqlite3_bind_double(s, i, v);
+}
+
+static void bind_hex64(sqlite3_stmt *s, int i, uint64_t v) {
+  char hex[17];
+  snprintf(hex, sizeof hex, "%016" PRIx64, v);
+  sqlite3_bind_text(s, i, hex, 16, SQLITE_TRANSIENT);
+}
+
+static void gethost(char *host, size_t n) {
+  if (gethostname(host, n) != 0) snprintf(host, n, "unknown");
+  host[n - 1] = '\0';
+}
+
+int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run_id, char *err,
+                         size_t errlen) {
+  if (refuse_readonly(st, err, errlen) < 0) return -1;
+  char host[256];
+  gethost(host, sizeof host);
+  sqlite3_stmt *s = st->run_begin;
+  bind_text(s, 1, info->plan_name);
+  bind_text(s, 2, info->plan_path);
+  bind_text(s, 3, info->plan_hash);
+  bind_text(s, 4, info->plan_text);
+  sqlite3_bind_text(s, 5, MAPFARM_VERSION " (" MAPFARM_GIT ")", -1, SQLITE_STATIC);
+  sqlite3_bind_text(s, 6, MAPFARM_COMPILER, -1, SQLITE_STATIC);
+  sqlite3_bind_text(s, 7, MAPFARM_CFLAGS, -1, SQLITE_STATIC);
+  sqlite3_bind_text(s, 8, host, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(s, 9, info->threads);
+  bind_text(s, 10, info->shard);
+  sqlite3_bind_int64(s, 11, info->jobs_total);
+  sqlite3_bind_int64(s, 12, info->jobs_pending);
+  if (step_done(st, s, "cannot record the run", err, errlen) < 0) return -1;
+  *run_id = sqlite3_last_insert_rowid(st->db);
+  return 0;
+}
+
+int farm_store_run_end(farm_store *st, int64_t run_id, const char *status, int64_t n_ok,
+                       int64_t n_limit, int64_t n_error, char *err, size_t errlen) {
+  if (refuse_readonly(st, err, errlen) < 0) return -1;
+  if (!status || (strcmp(status, "done") != 0 && strcmp(status, "failed") != 0 &&
+                  strcmp(status, "interrupted") != 0)) {
+    set_err(err, errlen, "run status must be done, failed or interrupted, not \"%s\"",
+            status ? status : "(null)");
+    return -1;
+  }
+  sqlite3_stmt *s = st->run_end;
+  sqlite3_bind_int64(s, 1, run_id);
+  sqlite3_bind_text(s, 2, status, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(s, 3, n_ok);
+  sqlite3_bind_int64(s, 4, n_limit);
+  sqlite3_bind_int64(s, 5, n_error);
+  if (step_done(st, s, "cannot record the end of the run", err, errlen) < 0) return -1;
+  if (sqlite3_changes(st->db) != 1) {
+    set_err(err, errlen, "%s: no run %" PRId64 " in the database", st->path, run_id);
+    return -1;
+  }
+  return 0;
+}
+
+int farm_store_load_keys(farm_store *st, farm_keyset *keys, char *err, size_t errlen) {
+  sqlite3_stmt *s = st->keys;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const char *text = (const char *)sqlite3_column_text(s, 0);
+    mapf_hash128 k;
+    if (!text || mapf_hash128_parse(text, &k) < 0) {
+      set_err(err, errlen, "%s: results holds a malformed job_key \"%s\"", st->path,
+              text ? text : "NULL");
+      sqlite3_reset(s);
+      return -1;
+    }
+    if (farm_keyset_add(keys, k) < 0) {
+      set_err(err, errlen, "%s: out of memory loading job keys", st->path);
+      sqlite3_reset(s);
+      return -1;
+    }
+  }
+  if (rc != SQLITE_DONE) {
+    set_err(err, errlen, "%s: cannot read job keys: %s", st->path, sqlite3_errmsg(st->db));
+    sqlite3_reset(s);
+    return -1;
+  }
+  sqlite3_reset(s);
+  return 0;
+}
+
+static int cell_ok(const mapf_grid *g, int32_t id) { return id >= 0 && id < g->ncells; }
+
+/* Checks what SQL constraints would otherwise catch: INSERT OR IGNORE also ignores NOT NULL
+ * and CHECK failures, so a malformed record must be refused here or it would vanish silently.
+ * Runs before the transaction, so a bad batch leaves the database as it was. */
+static int check_record(const farm_store *st, const farm_record *r, int32_t i, char *err,
+                        size_t errlen) {
+  mapf_hash128 k;
+  if (!r->job_key || mapf_hash128_parse(r->job_key, &k) < 0) {
+    set_err(err, errlen, "%s: record %d: job_key must be 32 hex digits, found \"%s\"", st->path,
+            i, r->job_key ? r->job_key : "(null)");
+    return -1;
+  }
+  const char *missing = !r->map         ? "map"
+                        : !r->generator ? "generator"
+                        : !r->algorithm ? "algorithm"
+                        : !r->label     ? "label"
+                        : !r->params    ? "params"
+                        : !r->res       ? "res"
+                                        : NULL;
+  if (missing) {
+    set_err(err, errlen, "%s: record %d (%s): %s is NULL", st->path, i, r->job_key, missing);
+    return -1;
+  }
+  const mapf_result *res = r->res;
+  if ((unsigned)res->status > MAPF_STATUS_ERROR || (unsigned)res->limit > MAPF_LIMIT_EXPANSIONS) {
+    set_err(err, errlen, "%s: record %d (%s): invalid status %d or limit %d", st->path, i,
+            r->job_key, (int)res->status, (int)res->limit);
+    return -1;
+  }
+  if (res->status == MAPF_STATUS_ERROR || res->agents <= 0) return 0;
+  if (!res->agent || !r->grid) {
+    set_err(err, errlen, "%s: record %d (%s): a finished job needs its agent results and grid",
+            st->path, i, r->job_key);
+    return -1;
+  }
+  for (int32_t a = 0; a < res->agents; a++) {
+    const mapf_agent_result *ag = &res->agent[a];
+    if (!cell_ok(r->grid, ag->start) || !cell_ok(r->grid, ag->goal) ||
+        !cell_ok(r->grid, ag->final)) {
+      set_err(err, errlen, "%s: record %d (%s): agent %d has a cell outside the %dx%d grid",
+              st->path, i, r->job_key, a, r->grid->width, r->grid->height);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Writes the agent rows of a job whose results row was just inserted. */
+static int put_agents(farm_store *st, const farm_record *r, char *err, size_t errlen) {
+  const mapf_result *res = r->res;
+  const mapf_grid *g = r->grid;
+  sqlite3_stmt *s = st->put_agent;
+  for (int32_t a = 0; a < res->agents; a++) {
+    const mapf_agent_result *ag = &res->agent[a];
+    sqlite3_bind_text(s, 1, r->job_key, -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 2, a);
+    sqlite3_bind_int(s, 3, mapf_grid_x(g, ag->start));
+    sqlite3_bind_int(s, 4, mapf_grid_y(g, ag->start));
+    sqlite3_bind_int(s, 5, mapf_grid_x(g, ag->goal));
+    sqlite3_bind_int(s, 6, mapf_grid_y(g, ag->goal));
+    sqlite3_bind_int(s, 7, mapf_grid_x(g, ag->final));
+    sqlite3_bind_int(s, 8, mapf_grid_y(g, ag->final));
+    sqlite3_bind_int(s, 9, ag->reached ? 1 : 0);
+    if (ag->completion_step >= 0)
+      sqlite3_bind_int64(s, 10, ag->completion_step);
+    else
+      sqlite3_bind_null(s, 10);
+    if (ag->completion_step >= 0 && ag->completion_seconds >= 0)
+      bind_real(s, 11, ag->completion_seconds);
+    else
+      sqlite3_bind_null(s, 11);
+    bind_real(s, 12, ag->travel_distance);
+    sqlite3_bind_int64(s, 13, ag->expansions);
+    sqlite3_bind_int64(s, 14, ag->failed_moves);
+    sqlite3_bind_int64(s, 15, ag->pushed);
+    sqlite3_bind_int64(s, 16, ag->searches);
+    if (step_done(st, s, "cannot write an agent row", err, errlen) < 0) return -1;
+  }
+  return 0;
+}
+
+/* Inserts one job row (and, when it is new, its agent rows). An error row keeps its status and
+ * message and NULL metrics. */
+static int put_one(farm_store *st, int64_t run_id, const farm_record *r, char *err,
+                   size_t errlen) {
+  const mapf_result *res = r->res;
+  int failed = res->status == MAPF_STATUS_ERROR;
+  sqlite3_stmt *s = st->put_result;
+  bind_text(s, 1, r->job_key);
+  if (run_id > 0)
+    sqlite3_bind_int64(s, 2, run_id);
+  else
+    sqlite3_bind_null(s, 2);
+  bind_text(s, 3, r->map);
+  bind_hex64(s, 4, r->map_hash);
+  bind_text(s, 5, r->generator);
+  sqlite3_bind_int(s, 6, r->agents);
+  sqlite3_bind_int(s, 7, r->instance);
+  bind_text(s, 8, r->algorithm);
+  bind_text(s, 9, r->label);
+  bind_text(s, 10, r->params);
+  bind_hex64(s, 11, r->seed);
+  bind_text(s, 12, mapf_status_name(res->status));
+  bind_text(s, 13, failed ? "" : mapf_limit_name(res->limit));
+  sqlite3_bind_text(s, 14, res->message, (int)strnlen(res->message, sizeof res->message),
+                    SQLITE_STATIC);
+  if (!failed) {
+    bind_real(s, 15, res->completion_rate);
+    sqlite3_bind_int(s, 16, res->completed);
+    bind_real(s, 17, res->mean_completion_steps);
+    bind_real(s, 18, res->mean_completion_steps_capped);
+    bind_real(s, 19, res->mean_completion_seconds);
+    bind_real(s, 20, res->mean_completion_seconds_capped);
+    bind_real(s, 21, res->mean_travel_distance);
+    sqlite3_bind_int64(s, 22, res->steps);
+    bind_real(s, 23, res->wall_seconds);
+    sqlite3_bind_int64(s, 24, res->expansions);
+    bind_real(s, 25, res->planning_seconds);
+    bind_real(s, 26, res->max_step_planning_seconds);
+    sqlite3_bind_int64(s, 27, res->failed_moves);
+    sqlite3_bind_int64(s, 28, res->pushes);
+    sqlite3_bind_int64(s, 29, res->searches);
+    sqlite3_bind_int64(s, 30, res->deadlocks_broken);
+  } /* else parameters 15..30 stay NULL (cleared after every step) */
+  sqlite3_bind_int64(s, 31, r->plan_index);
+  if (step_done(st, s, "cannot write a result row", err, errlen) < 0) return -1;
+  if (sqlite3_changes(st->db) == 0) return 0; /* the key was there: leave it as it is */
+  if (failed || res->agents <= 0) return 0;
+  return put_agents(st, r, err, errlen);
+}
+
+int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
+                   char *err, size_t errlen) {
+  if (refuse_readonly(st, err, errlen) < 0) return -1;
+  if (n <= 0) return 0;
+  for (int32_t i = 0; i < n; i++)
+    if (check_record(st, &recs[i], i, err, errlen) < 0) return -1;
+  if (step_done(st, st->begin, "cannot start a transaction", err, errlen) < 0) return -1;
+  for (int32_t i = 0; i < n; i++)
+    if (put_one(st, run_id, &recs[i], err, errlen) < 0) goto fail;
+  if (step_done(st, st->commit, "cannot commit results", err, errlen) < 0) goto fail;
+  return 0;
+fail:
+  /* Some errors (I/O, a full disk) end the transaction themselves. */
+  if (!sqlite3_get_autocommit(st->db)) {
+    sqlite3_step(st->rollback);
+    sqlite3_reset(st->rollback);
+  }
+  return -1;
+}

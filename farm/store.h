@@ -1,0 +1,81 @@
+/* store.h: the SQLite results database (schema/schema.sql, schema/views.sql).
+ *
+ * One connection, used by one thread at a time: the pool hands batches of finished jobs to
+ * whichever worker holds the writer lock, and that worker writes them in one transaction (WAL
+ * mode). Rows are keyed by job key and inserted with INSERT OR IGNORE, so a rerun or a merge
+ * never duplicates a job. */
+#ifndef FARM_STORE_H
+#define FARM_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "grid.h"
+#include "keyset.h"
+#include "sim.h"
+
+/* PRAGMA application_id of a mapfarm database ("mapf"), and the schema version. */
+#define FARM_APPLICATION_ID 0x6d617066
+#define FARM_SCHEMA_VERSION 1
+
+typedef struct farm_store farm_store;
+
+enum {
+  FARM_STORE_READONLY = 0, /* the file must exist and be a mapfarm database */
+  FARM_STORE_CREATE = 1    /* create the file and the schema when missing */
+};
+
+/* Opens (or creates) a results database. An existing file that is not SQLite, or a SQLite
+ * database that is not a mapfarm database (other application_id, or tables but no mapfarm
+ * schema), is refused and left untouched. Returns 0 and *out, or -1 with a message in err. */
+int farm_store_open(const char *path, int mode, farm_store **out, char *err, size_t errlen);
+
+/* Closes st; NULL is a no-op. */
+void farm_store_close(farm_store *st);
+
+/* The underlying connection, for reports and tests. */
+sqlite3 *farm_store_db(farm_store *st);
+
+/* Provenance of one `mapfarm run`. */
+typedef struct farm_run_info {
+  const char *plan_name, *plan_path, *plan_text, *plan_hash;
+  int32_t threads;
+  const char *shard;       /* "1/1" */
+  int64_t jobs_total;      /* jobs in the plan (this shard) */
+  int64_t jobs_pending;    /* not yet in the database when the run started */
+} farm_run_info;
+
+/* Inserts a row into `runs` with the code version, compiler, host and start time. Returns 0
+ * and *run_id, or -1 with err. */
+int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run_id, char *err,
+                         size_t errlen);
+
+/* Records the end of a run: status ("done", "failed", "interrupted"), end time and counts. */
+int farm_store_run_end(farm_store *st, int64_t run_id, const char *status, int64_t n_ok,
+                       int64_t n_limit, int64_t n_error, char *err, size_t errlen);
+
+/* Adds every job key already in the database to keys (for resume). */
+int farm_store_load_keys(farm_store *st, farm_keyset *keys, char *err, size_t errlen);
+
+/* One finished job: what identifies it and its metrics. */
+typedef struct farm_record {
+  const char *job_key;     /* 32 hex digits */
+  const char *map;         /* file name or generated name */
+  uint64_t map_hash;
+  const char *generator;
+  int32_t agents, instance;
+  const char *algorithm, *label, *params; /* params: canonical JSON */
+  uint64_t seed;
+  int64_t plan_index;      /* the job's index in its plan (orders reports) */
+  const mapf_grid *grid;   /* to turn cell ids into x, y in agent rows */
+  const mapf_result *res;  /* res->agent may be NULL for an error row */
+} farm_record;
+
+/* Writes n records and their agent rows in one transaction. Keys already present are left as
+ * they are. Returns 0, or -1 with err (the transaction is rolled back). */
+int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
+                   char *err, size_t errlen);
+
+#endif

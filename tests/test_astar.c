@@ -1,0 +1,122 @@
+/* test_astar.c: A* against the optimal lengths of real MovingAI scenario files. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+
+#include "astar.h"
+#include "grid.h"
+#include "scen.h"
+#include "testutil.h"
+
+/* Runs every query of one .scen file; the map is DIR/NAME for a scen file NAME.scen.
+ * Returns the number of queries. */
+static int check_scen_file(const char *map_dir, const char *scen_path) {
+  const char *base = strrchr(scen_path, '/');
+  base = base ? base + 1 : scen_path;
+  char map_path[8192 + 512];
+  snprintf(map_path, sizeof map_path, "%s/%.*s", map_dir, (int)(strlen(base) - 5), base);
+  mapf_diag d = {0};
+  mapf_grid *g = NULL;
+  cr_assert_eq(mapf_grid_load(map_path, &g, &d), MAPF_OK, "%s: %s", map_path, d.msg);
+  mapf_scen *s = NULL;
+  cr_assert_eq(mapf_scen_load(scen_path, g, 0, &s, &d), MAPF_OK, "%s: %s", scen_path, d.msg);
+  mapf_astar *a = mapf_astar_new();
+  int wrong = 0;
+  for (int32_t i = 0; i < s->n; i++) {
+    const mapf_scen_entry *e = &s->entries[i];
+    mapf_astar_result r;
+    int32_t st = mapf_grid_id(g, e->sx, e->sy), go = mapf_grid_id(g, e->gx, e->gy);
+    cr_assert_eq(mapf_astar_run(a, g, st, go, &r, NULL, NULL), MAPF_OK);
+    cr_assert(r.found, "%s:%d: no path", scen_path, (int)e->line);
+    /* Equal to the printed precision: within one unit of the last printed digit. Not half a
+     * unit: the files' lengths were summed with a single-precision sqrt(2) (1.4142135), so
+     * e.g. 7 + 48 sqrt(2) = 74.882251 is printed 74.8822 (lak307d line 183). A wrong path is
+     * off by at least sqrt(2) - 1, far beyond this tolerance. */
+    double scale = pow(10, e->decimals);
+    if (fabs(r.cost - e->optimal) > 1.0 / scale + 1e-9) {
+      if (wrong++ < 5)
+        cr_log_error("%s:%d: cost %.8f, optimal_length %.*f", scen_path, (int)e->line, r.cost,
+                     (int)e->decimals, e->optimal);
+    }
+  }
+  cr_assert_eq(wrong, 0, "%s: %d of %d costs differ from optimal_length", scen_path, wrong,
+               (int)s->n);
+  int n = s->n;
+  mapf_astar_free(a);
+  mapf_scen_free(s);
+  mapf_grid_free(g);
+  return n;
+}
+
+static int check_dir(const char *maps, const char *scen_sub, const char *map_sub) {
+  char dir[4096], map_dir[4096];
+  snprintf(dir, sizeof dir, "%s/%s", maps, scen_sub);
+  snprintf(map_dir, sizeof map_dir, "%s/%s", maps, map_sub);
+  DIR *dp = opendir(dir);
+  cr_assert_not_null(dp, "cannot open %s", dir);
+  int files = 0, queries = 0;
+  struct dirent *de;
+  while ((de = readdir(dp))) {
+    size_t len = strlen(de->d_name);
+    if (len < 10 || strcmp(de->d_name + len - 9, ".map.scen") != 0) continue;
+    char path[8300];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    queries += check_scen_file(map_dir, path);
+    files++;
+  }
+  closedir(dp);
+  cr_assert_gt(files, 0, "no .scen files in %s", dir);
+  return queries;
+}
+
+Test(astar, costs_equal_optimal_length_on_bg512_scenarios, .timeout = 900) {
+  REQUIRE_MAPS(maps);
+  cr_assert_gt(check_dir(maps, "scen/bg512", "bg512"), 1000);
+}
+
+Test(astar, costs_equal_optimal_length_on_dao_scenarios, .timeout = 900) {
+  REQUIRE_MAPS(maps);
+  cr_assert_gt(check_dir(maps, "scen/dao", "dao"), 1000);
+}
+
+Test(astar, costs_equal_optimal_length_on_bench_scenarios, .timeout = 900) {
+  REQUIRE_MAPS(maps);
+  cr_assert_gt(check_dir(maps, "bench", "bench"), 1000);
+}
+
+/* A 5x3 map with one blocked cell between start and goal. */
+Test(astar, goes_round_a_wall_without_cutting_corners) {
+  mapf_grid *g = mapf_grid_new(5, 3, "wall");
+  const char *rows[] = {".....", ".....", "..@.."};
+  for (int y = 0; y < 3; y++)
+    for (int x = 0; x < 5; x++) g->passable[y * 5 + x] = rows[y][x] == '.';
+  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
+  mapf_astar *a = mapf_astar_new();
+  mapf_astar_result r;
+  int32_t path[16], len = 16;
+  cr_assert_eq(mapf_astar_run(a, g, mapf_grid_id(g, 1, 2), mapf_grid_id(g, 3, 2), &r, path, &len),
+               MAPF_OK);
+  cr_assert(r.found);
+  /* Both diagonals next to the wall at (2,2) would cut its corner, so the shortest legal path
+   * is (1,2) (1,1) (2,1) (3,1) (3,2), cost 4. */
+  cr_assert_float_eq(r.cost, 4.0, 1e-9, "cost %f", r.cost);
+  cr_assert_eq(len, 5);
+  cr_assert_eq(path[0], mapf_grid_id(g, 1, 2));
+  cr_assert_eq(path[len - 1], mapf_grid_id(g, 3, 2));
+  mapf_astar_free(a);
+  mapf_grid_free(g);
+}
+
+Test(astar, reports_unreachable_goal) {
+  mapf_grid *g = mapf_grid_new(3, 1, "split");
+  g->passable[0] = 1;
+  g->passable[2] = 1;
+  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
+  mapf_astar *a = mapf_astar_new();
+  mapf_astar_result r;
+  cr_assert_eq(mapf_astar_run(a, g, 0, 2, &r, NULL, NULL), MAPF_OK);
+  cr_assert_not(r.found);
+  cr_assert_eq(mapf_astar_run(a, g, 0, 1, &r, NULL, NULL), MAPF_EINVAL, "blocked goal");
+  mapf_astar_free(a);
+  mapf_grid_free(g);
+}

@@ -1,0 +1,464 @@
+/* test_expand.c: the job space of a plan and its keys (farm/expand.c). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "algo.h"
+#include "expand.h"
+#include "hash.h"
+#include "plan.h"
+#include "scen.h"
+
+#ifndef MAPFARM_SOURCE_DIR
+#error "MAPFARM_SOURCE_DIR (the repository root) must be defined"
+#endif
+
+#define PLANS MAPFARM_SOURCE_DIR "/tests/data/plans"
+
+static const char *const map_dirs[] = {PLANS "/maps"};
+static const farm_plan_opts opts = {map_dirs, 1};
+
+static char *format_all(const farm_diags *errs) {
+  size_t cap = 1, len = 0;
+  for (int32_t i = 0; i < errs->n; i++) cap += sizeof(errs->items[i].file) + 1100;
+  char *out = malloc(cap);
+  cr_assert_not_null(out);
+  out[0] = '\0';
+  for (int32_t i = 0; i < errs->n; i++) {
+    len += (size_t)mapf_diag_format(&errs->items[i], out + len, cap - len);
+    out[len++] = '\n';
+    out[len] = '\0';
+  }
+  return out;
+}
+
+/* A plan and its space, both valid. */
+typedef struct loaded {
+  farm_plan *plan;
+  farm_space sp;
+} loaded;
+
+static void check_ok(int rc, farm_diags *errs, const char *what) {
+  char *all = format_all(errs);
+  cr_assert_eq(rc, MAPF_OK, "%s: rc %d:\n%s", what, rc, all);
+  free(all);
+  farm_diags_free(errs);
+}
+
+static void load_file(loaded *l, const char *file) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", PLANS, file);
+  farm_diags errs = {0, 0, NULL};
+  check_ok(farm_plan_load(path, &opts, &l->plan, &errs), &errs, file);
+  check_ok(farm_space_init(&l->sp, l->plan, &errs), &errs, file);
+}
+
+static void load_text(loaded *l, const char *text) {
+  farm_diags errs = {0, 0, NULL};
+  check_ok(farm_plan_parse(text, strlen(text), "mem/plan.yaml", &opts, &l->plan, &errs), &errs,
+           text);
+  check_ok(farm_space_init(&l->sp, l->plan, &errs), &errs, text);
+}
+
+static void unload(loaded *l) {
+  farm_space_free(&l->sp);
+  farm_plan_free(l->plan);
+}
+
+static int cmp_key(const void *a, const void *b) {
+  const mapf_hash128 *x = a, *y = b;
+  if (x->hi != y->hi) return (x->hi > y->hi) - (x->hi < y->hi);
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* What identifies a job apart from its key: map content, scenario, agents, instance, algorithm
+ * and resolved parameters (not the label, not the position in the plan). */
+static void job_identity(const loaded *l, const farm_job *j, char *buf, size_t n) {
+  char json[1024];
+  farm_job_params_json(&l->sp, j, json, sizeof json);
+  snprintf(buf, n, "%016llx/%s/%d/%d/%s/%s", (unsigned long long)l->sp.grids[j->map]->hash,
+           l->plan->scens[j->scen].generator, (int)j->agents, (int)j->instance,
+           l->plan->algos[j->algo].def->name, json);
+}
+
+/* For every job of a, the job of b with the same identity; asserts that the key is equal
+ * (same = 1) or differs (same = 0). Returns how many jobs of a were found in b. */
+static int64_t match_jobs(const loaded *a, const loaded *b, int same) {
+  int64_t found = 0;
+  for (int64_t i = 0; i < a->sp.njobs; i++) {
+    farm_job ja, jb;
+    char ida[1200], idb[1200];
+    farm_space_job(&a->sp, i, &ja);
+    job_identity(a, &ja, ida, sizeof ida);
+    for (int64_t k = 0; k < b->sp.njobs; k++) {
+      farm_space_job(&b->sp, k, &jb);
+      job_identity(b, &jb, idb, sizeof idb);
+      if (strcmp(ida, idb)) continue;
+      found++;
+      if (same)
+        cr_assert_str_eq(ja.key_hex, jb.key_hex, "job %s", ida);
+      else
+        cr_assert_str_neq(ja.key_hex, jb.key_hex, "job %s", ida);
+      cr_assert_eq(ja.instance_seed, jb.instance_seed, "job %s", ida);
+    }
+  }
+  return found;
+}
+
+Test(expand, counts_jobs_as_the_product_of_the_plan) {
+  loaded l;
+  load_file(&l, "good.yaml");
+  const farm_plan *p = l.plan;
+  int64_t instances = 0, combos = 0;
+  for (int32_t s = 0; s < p->nscens; s++)
+    instances += (int64_t)p->scens[s].nagents * p->scens[s].instances;
+  for (int32_t a = 0; a < p->nalgos; a++) combos += p->algos[a].ncombos;
+  cr_assert_eq(l.sp.njobs, p->nmaps * instances * combos);
+  cr_assert_eq(l.sp.njobs, 4 * (2 * 3 + 3 * 1) * (2 + 2));
+  cr_assert_eq(l.sp.algo_combos, 4);
+  cr_assert_eq(l.sp.per_map, 36);
+  unload(&l);
+}
+
+Test(expand, decodes_every_index_once_in_plan_order) {
+  loaded l;
+  load_file(&l, "good.yaml");
+  const farm_plan *p = l.plan;
+  /* Nested loops in the documented order: map, scenario, agent count, instance, algorithm,
+   * combination (first axis outermost). */
+  int64_t i = 0;
+  for (int32_t m = 0; m < p->nmaps; m++)
+    for (int32_t s = 0; s < p->nscens; s++)
+      for (int32_t a = 0; a < p->scens[s].nagents; a++)
+        for (int32_t inst = 0; inst < p->scens[s].instances; inst++)
+          for (int32_t al = 0; al < p->nalgos; al++)
+            for (int64_t c = 0; c < p->algos[al].ncombos; c++, i++) {
+              farm_job j;
+              farm_space_job(&l.sp, i, &j);
+              cr_assert_eq(j.index, i);
+              cr_assert_eq(j.map, m, "job %lld", (long long)i);
+              cr_assert_eq(j.scen, s, "job %lld", (long long)i);
+              cr_assert_eq(j.agents, p->scens[s].agents[a], "job %lld", (long long)i);
+              cr_assert_eq(j.instance, inst, "job %lld", (long long)i);
+              cr_assert_eq(j.algo, al, "job %lld", (long long)i);
+              cr_assert_eq(j.combo, c, "job %lld", (long long)i);
+            }
+  cr_assert_eq(i, l.sp.njobs);
+  unload(&l);
+}
+
+Test(expand, resolves_every_parameter) {
+  loaded l;
+  load_file(&l, "good.yaml");
+  farm_job j;
+  char json[512];
+  /* Algorithm 0: expansions [16, 32] x push true; combination 1 is expansions 32. */
+  farm_space_job(&l.sp, 1, &j);
+  cr_assert_eq(j.algo, 0);
+  farm_job_params_json(&l.sp, &j, json, sizeof json);
+  cr_assert_str_eq(json, "{\"expansions\":32,\"flow\":false,\"moves\":32,\"push\":true,"
+                         "\"vision\":1.4142135623730951}");
+  /* Algorithm 1: vision [1, sqrt(2)], moves 8. */
+  farm_space_job(&l.sp, 2, &j);
+  cr_assert_eq(j.algo, 1);
+  farm_job_params_json(&l.sp, &j, json, sizeof json);
+  cr_assert_str_eq(json, "{\"expansions\":32,\"flow\":false,\"moves\":8,\"push\":false,"
+                         "\"vision\":1}");
+  unload(&l);
+}
+
+Test(expand, gives_every_job_of_a_plan_a_distinct_key) {
+  loaded l;
+  load_file(&l, "good.yaml");
+  mapf_hash128 *keys = malloc((size_t)l.sp.njobs * sizeof *keys);
+  cr_assert_not_null(keys);
+  for (int64_t i = 0; i < l.sp.njobs; i++) {
+    farm_job j;
+    farm_space_job(&l.sp, i, &j);
+    keys[i] = j.key;
+  }
+  qsort(keys, (size_t)l.sp.njobs, sizeof *keys, cmp_key);
+  for (int64_t i = 1; i < l.sp.njobs; i++)
+    cr_assert(keys[i].hi != keys[i - 1].hi || keys[i].lo != keys[i - 1].lo,
+              "two jobs share a key");
+  free(keys);
+  unload(&l);
+}
+
+Test(expand, hashes_the_documented_canonical_text) {
+  loaded l;
+  load_file(&l, "good.yaml");
+  farm_job j;
+  farm_space_job(&l.sp, 1, &j);
+  char text[1024];
+  int head = snprintf(text, sizeof text,
+                      "mapfarm-job/1\nmap=%016llx\ngenerator=random\nagents=2\ninstance=0\n"
+                      "seed=7\n",
+                      (unsigned long long)l.sp.grids[0]->hash);
+  int len = head + snprintf(text + head, sizeof text - (size_t)head,
+                            "algorithm=bmaa\nparams={\"expansions\":32,\"flow\":false,"
+                            "\"moves\":32,\"push\":true,\"vision\":1.4142135623730951}\n"
+                            "limits=steps:500,seconds:2.5,expansions:0\n"
+                            "execution=single-pass\n");
+  mapf_hash128 key = mapf_hash128_of(text, (size_t)len);
+  char hex[33];
+  mapf_hash128_hex(key, hex);
+  cr_assert_str_eq(j.key_hex, hex);
+  cr_assert_eq(j.key.hi, key.hi);
+  cr_assert_eq(j.key.lo, key.lo);
+  cr_assert_eq(j.instance_seed, mapf_hash64(text, (size_t)head, 0));
+  cr_assert_eq(j.seed, mapf_mix64(key.hi ^ key.lo));
+  unload(&l);
+}
+
+Test(expand, keys_are_stable_across_loads) {
+  loaded a, b;
+  load_file(&a, "good.yaml");
+  load_file(&b, "good.yaml");
+  cr_assert_eq(a.sp.njobs, b.sp.njobs);
+  for (int64_t i = 0; i < a.sp.njobs; i++) {
+    farm_job ja, jb;
+    farm_space_job(&a.sp, i, &ja);
+    farm_space_job(&b.sp, i, &jb);
+    cr_assert_str_eq(ja.key_hex, jb.key_hex);
+    cr_assert_eq(ja.instance_seed, jb.instance_seed);
+    cr_assert_eq(ja.seed, jb.seed);
+  }
+  unload(&a);
+  unload(&b);
+}
+
+#define PLAN_HEAD                                                                              \
+  "name: t\n"                                                                                  \
+  "maps: [tiny.map, {generate: {kind: random, width: 9, height: 7, seed: 5}}]\n"               \
+  "scenarios: [{agents: [2, 3], instances: 2}]\n"
+
+Test(expand, reordering_algorithms_keeps_every_key) {
+  loaded a, b;
+  load_text(&a, PLAN_HEAD "algorithms:\n"
+                          "  - {name: bmaa, params: {expansions: [16, 32]}}\n"
+                          "  - {name: bmaa, label: BMAA*-f, params: {push: true}}\n");
+  load_text(&b, PLAN_HEAD "algorithms:\n"
+                          "  - {name: bmaa, label: BMAA*-f, params: {push: true}}\n"
+                          "  - {name: bmaa, params: {expansions: [16, 32]}}\n");
+  cr_assert_eq(a.sp.njobs, 2 * 2 * 2 * 3);
+  cr_assert_eq(match_jobs(&a, &b, 1), a.sp.njobs, "every job is in both plans");
+  /* The same job sits at another index, with the same key. */
+  farm_job ja, jb;
+  farm_space_job(&a.sp, 0, &ja);
+  farm_space_job(&b.sp, 0, &jb);
+  cr_assert_str_neq(ja.key_hex, jb.key_hex);
+  farm_space_job(&b.sp, 1, &jb);
+  cr_assert_str_eq(ja.key_hex, jb.key_hex);
+  unload(&a);
+  unload(&b);
+}
+
+Test(expand, a_label_is_not_part_of_the_key) {
+  loaded a, b;
+  load_text(&a, PLAN_HEAD "algorithms: [{name: bmaa, label: BMAA*-f, params: {push: true}}]\n");
+  load_text(&b, PLAN_HEAD "algorithms: [{name: bmaa, label: pushy, params: {push: true}}]\n");
+  cr_assert_eq(match_jobs(&a, &b, 1), a.sp.njobs);
+  unload(&a);
+  unload(&b);
+}
+
+Test(expand, a_parameter_is_part_of_the_key) {
+  loaded a, b;
+  load_text(&a, PLAN_HEAD "algorithms: [{name: bmaa, params: {expansions: 16}}]\n");
+  load_text(&b, PLAN_HEAD "algorithms: [{name: bmaa, params: {expansions: 17}}]\n");
+  for (int64_t i = 0; i < a.sp.njobs; i++) {
+    farm_job ja, jb;
+    farm_space_job(&a.sp, i, &ja);
+    farm_space_job(&b.sp, i, &jb);
+    cr_assert_str_neq(ja.key_hex, jb.key_hex);
+    cr_assert_eq(ja.instance_seed, jb.instance_seed, "the instance does not depend on it");
+  }
+  /* A parameter given at its default is the same job as one left out. */
+  loaded c, d;
+  load_text(&c, PLAN_HEAD "algorithms: [{name: bmaa, params: {expansions: 32, push: false}}]\n");
+  load_text(&d, PLAN_HEAD "algorithms: [{name: bmaa}]\n");
+  cr_assert_eq(match_jobs(&c, &d, 1), c.sp.njobs);
+  unload(&a);
+  unload(&b);
+  unload(&c);
+  unload(&d);
+}
+
+Test(expand, limits_execution_and_seed_are_part_of_the_key) {
+  static const char *const variants[] = {
+      "limits: {steps: 999}\n", "limits: {seconds: 1}\n", "limits: {expansions: 5}\n",
+      "execution: single-pass\n", "seed: 2\n"};
+  loaded base;
+  load_text(&base, PLAN_HEAD "algorithms: [{name: bmaa}]\n");
+  for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+    char text[1024];
+    snprintf(text, sizeof text, "%salgorithms: [{name: bmaa}]\n%s", PLAN_HEAD, variants[v]);
+    loaded other;
+    load_text(&other, text);
+    for (int64_t i = 0; i < base.sp.njobs; i++) {
+      farm_job ja, jb;
+      farm_space_job(&base.sp, i, &ja);
+      farm_space_job(&other.sp, i, &jb);
+      cr_assert_str_neq(ja.key_hex, jb.key_hex, "%s", variants[v]);
+      if (strncmp(variants[v], "seed", 4) == 0)
+        cr_assert_neq(ja.instance_seed, jb.instance_seed, "the plan seed picks the instances");
+      else
+        cr_assert_eq(ja.instance_seed, jb.instance_seed, "%s", variants[v]);
+    }
+    unload(&other);
+  }
+  unload(&base);
+}
+
+Test(expand, algorithms_share_each_instance) {
+  loaded l;
+  load_file(&l, "good.yaml");
+  int64_t per = l.sp.algo_combos;
+  for (int64_t i = 0; i < l.sp.njobs; i += per) {
+    farm_job first;
+    farm_space_job(&l.sp, i, &first);
+    for (int64_t k = 1; k < per; k++) {
+      farm_job j;
+      farm_space_job(&l.sp, i + k, &j);
+      cr_assert_eq(j.instance_seed, first.instance_seed, "job %lld", (long long)(i + k));
+      cr_assert_str_neq(j.key_hex, first.key_hex);
+      cr_assert_neq(j.seed, first.seed);
+    }
+    if (i + per < l.sp.njobs) {
+      farm_job next;
+      farm_space_job(&l.sp, i + per, &next);
+      cr_assert_neq(next.instance_seed, first.instance_seed, "another instance");
+    }
+  }
+  unload(&l);
+}
+
+Test(expand, builds_the_same_valid_instance_for_every_algorithm) {
+  loaded l;
+  load_file(&l, "good.yaml");
+  /* Map 1 (random 16x12), first scenario, 4 agents, instance 2: two algorithm jobs. */
+  int64_t base = 1 * l.sp.per_map + (1 * 3 + 2) * l.sp.algo_combos;
+  farm_job a, b;
+  farm_space_job(&l.sp, base, &a);
+  farm_space_job(&l.sp, base + 3, &b);
+  cr_assert_eq(a.map, 1);
+  cr_assert_eq(a.agents, 4);
+  cr_assert_eq(a.instance, 2);
+  cr_assert_neq(a.algo, b.algo);
+  mapf_instance *ia = NULL, *ib = NULL;
+  mapf_diag d;
+  cr_assert_eq(farm_job_instance(&l.sp, &a, &ia, &d), MAPF_OK, "%s", d.msg);
+  cr_assert_eq(farm_job_instance(&l.sp, &b, &ib, &d), MAPF_OK, "%s", d.msg);
+  cr_assert_eq(ia->n, 4);
+  cr_assert_eq(mapf_instance_check(ia, l.sp.grids[a.map], &d), MAPF_OK, "%s", d.msg);
+  cr_assert_eq(ib->n, ia->n);
+  cr_assert_eq(memcmp(ia->start, ib->start, (size_t)ia->n * sizeof *ia->start), 0);
+  cr_assert_eq(memcmp(ia->goal, ib->goal, (size_t)ia->n * sizeof *ia->goal), 0);
+  mapf_instance_free(ia);
+  mapf_instance_free(ib);
+  unload(&l);
+}
+
+Test(expand, names_generated_maps_as_the_plan_does) {
+  loaded l;
+  load_file(&l, "good.yaml");
+  for (int32_t i = 0; i < l.plan->nmaps; i++)
+    if (l.plan->maps[i].generated)
+      cr_assert_str_eq(l.sp.grids[i]->name, l.plan->maps[i].source);
+  cr_assert_str_eq(l.sp.grids[0]->name, "tiny.map");
+  unload(&l);
+}
+
+Test(expand, reports_map_errors_at_the_plan_line) {
+  farm_diags errs = {0, 0, NULL};
+  farm_plan *p = NULL;
+  cr_assert_eq(farm_plan_load(PLANS "/load_errors.yaml", &opts, &p, &errs), MAPF_OK);
+  farm_space sp;
+  cr_assert_neq(farm_space_init(&sp, p, &errs), MAPF_OK);
+  cr_assert_eq(errs.n, 1);
+  char *all = format_all(&errs);
+  const char *want = PLANS "/load_errors.yaml:3:5: error: cannot load map: " PLANS
+                           "/maps/broken.map:6:3: unknown terrain character 'x'";
+  cr_assert_eq(strncmp(all, want, strlen(want)), 0, "got %s", all);
+  free(all);
+  farm_space_free(&sp);
+  farm_space_free(&sp); /* twice: still safe */
+  farm_plan_free(p);
+  farm_diags_free(&errs);
+}
+
+Test(expand, refuses_maps_with_the_same_content) {
+  farm_diags errs = {0, 0, NULL};
+  farm_plan *p = NULL;
+  cr_assert_eq(farm_plan_load(PLANS "/same_content.yaml", &opts, &p, &errs), MAPF_OK);
+  farm_space sp;
+  cr_assert_eq(farm_space_init(&sp, p, &errs), MAPF_EINVAL);
+  char *all = format_all(&errs);
+  cr_assert_str_eq(all, PLANS "/same_content.yaml:5:5: error: map \"random-6x4-d0-s0\" has the "
+                              "same content as map \"maps/open.map\" (line 3, column 5); their "
+                              "jobs would have the same keys\n");
+  free(all);
+  farm_space_free(&sp);
+  farm_plan_free(p);
+  farm_diags_free(&errs);
+}
+
+/* The MovingAI sets live outside the repository: MAPFARM_MAPS, else ../shared/movingai. Under
+ * CI=true missing data is a failure, elsewhere the test is skipped. */
+static int movingai_dir(char *buf, size_t n) {
+  const char *env = getenv("MAPFARM_MAPS");
+  if (env && env[0])
+    snprintf(buf, n, "%s", env);
+  else
+    snprintf(buf, n, "%s/../shared/movingai", MAPFARM_SOURCE_DIR);
+  char probe[1200];
+  snprintf(probe, sizeof probe, "%s/dao/lak307d.map", buf);
+  struct stat st;
+  if (stat(probe, &st) == 0) return 1;
+  const char *ci = getenv("CI");
+  if (ci && !strcmp(ci, "true"))
+    cr_assert_fail("MovingAI data missing: %s (set MAPFARM_MAPS)", probe);
+  cr_skip_test("MovingAI data not found at %s", buf);
+  return 0;
+}
+
+Test(expand, finds_movingai_maps_under_the_map_directories) {
+  char dir[1024];
+  if (!movingai_dir(dir, sizeof dir)) return;
+  const char *const dirs[] = {PLANS "/maps", dir};
+  const farm_plan_opts mo = {dirs, 2};
+  const char *text = "name: dao\n"
+                     "maps: [dao/lak307d.map]\n"
+                     "scenarios: [{agents: 50, instances: 2}]\n"
+                     "algorithms: [{name: bmaa}]\n";
+  farm_diags errs = {0, 0, NULL};
+  farm_plan *p = NULL;
+  check_ok(farm_plan_parse(text, strlen(text), "mem/plan.yaml", &mo, &p, &errs), &errs, text);
+  char want[1200];
+  snprintf(want, sizeof want, "%s/dao/lak307d.map", dir);
+  cr_assert_str_eq(p->maps[0].path, want);
+  cr_assert_str_eq(p->maps[0].source, "dao/lak307d.map");
+  farm_space sp;
+  check_ok(farm_space_init(&sp, p, &errs), &errs, text);
+  cr_assert_eq(sp.grids[0]->width, 84);
+  cr_assert_eq(sp.njobs, 2);
+  farm_job j;
+  mapf_instance *inst = NULL;
+  mapf_diag d;
+  farm_space_job(&sp, 1, &j);
+  cr_assert_eq(farm_job_instance(&sp, &j, &inst, &d), MAPF_OK, "%s", d.msg);
+  cr_assert_eq(inst->n, 50);
+  cr_assert_eq(mapf_instance_check(inst, sp.grids[0], &d), MAPF_OK, "%s", d.msg);
+  mapf_instance_free(inst);
+  farm_space_free(&sp);
+  farm_plan_free(p);
+}
+
+Test(expand, free_of_a_zeroed_space_is_a_no_op) {
+  farm_space sp;
+  memset(&sp, 0, sizeof sp);
+  farm_space_free(&sp);
+}

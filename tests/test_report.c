@@ -1,0 +1,280 @@
+/* test_report.c: the paper-style result tables (farm/report.c). */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static void make_dir(char *dir, size_t n) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, n, "%s/mapfarm-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  cr_assert_not_null(mkdtemp(dir), "mkdtemp failed");
+}
+
+static void remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    unlink(p);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+/* One job of the test database: map, label, agents, and its three reported metrics; a rate
+ * below 0 makes an error job. */
+typedef struct row {
+  const char *map, *label;
+  int32_t agents;
+  double rate, steps, travel;
+} row;
+
+/* Inserted in this order, so the maps come out zeta, alpha and the labels BMAA*, A*-Replan:
+ * first appearance, not alphabetical. The expected tables below are worked out by hand:
+ *   completion rate   zeta: BMAA* (1.0 + 0.9) / 2 = 95 %, A*-Replan (0.5 + 0.25) / 2 = 37.5 %
+ *                     -> 38, Overall (1 + .5 + .25 + .9) / 4 = 66.25 % -> 66;
+ *                     alpha: BMAA* 75, A*-Replan only an error -> "-", Overall 75;
+ *                     Overall row: BMAA* 2.65 / 3 = 88.3 -> 88, A*-Replan 38, corner 3.4 / 5
+ *                     = 68.
+ *   completion time   zeta: BMAA* 50.5, A*-Replan 150.0, Overall 401 / 4 = 100.25 -> 100.3;
+ *                     alpha: BMAA* 50.25 -> 50.3; Overall row: BMAA* 151.25 / 3 = 50.42 ->
+ *                     50.4, A*-Replan 150.0, corner 451.25 / 5 = 90.25 -> 90.3.
+ *   travel distance   zeta: BMAA* 32.5 -> 33, A*-Replan 30.5 -> 31, Overall 126 / 4 = 31.5 ->
+ *                     32; alpha: 10; Overall row: BMAA* 75 / 3 = 25, A*-Replan 31, corner
+ *                     136 / 5 = 27.2 -> 27.
+ * Halves round away from zero (printf alone would print 100.2 and 32). */
+static const row paper_rows[] = {
+    {"zeta", "BMAA*", 10, 1.0, 40.0, 30.0},      {"zeta", "A*-Replan", 10, 0.5, 100.0, 20.0},
+    {"zeta", "A*-Replan", 20, 0.25, 200.0, 41.0}, {"alpha", "BMAA*", 10, 0.75, 50.25, 10.0},
+    {"alpha", "A*-Replan", 10, -1.0, 0.0, 0.0},  {"zeta", "BMAA*", 20, 0.9, 61.0, 35.0},
+};
+
+/* Creates dir/r.db holding rows and returns it opened. */
+static farm_store *make_db(const char *dir, const row *rows, int32_t n) {
+  char path[512], err[512] = "";
+  snprintf(path, sizeof path, "%s/r.db", dir);
+  farm_store *st = NULL;
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), 0, "%s", err);
+  for (int32_t i = 0; i < n; i++) {
+    char text[32], key[33];
+    snprintf(text, sizeof text, "job %d", (int)i);
+    mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), key);
+    mapf_result res;
+    memset(&res, 0, sizeof res);
+    if (rows[i].rate < 0) {
+      res.status = MAPF_STATUS_ERROR;
+      snprintf(res.message, sizeof res.message, "no room for the agents");
+    } else {
+      res.status = rows[i].rate == 1.0 ? MAPF_STATUS_OK : MAPF_STATUS_LIMIT;
+      res.limit = rows[i].rate == 1.0 ? MAPF_LIMIT_NONE : MAPF_LIMIT_STEPS;
+      res.completion_rate = rows[i].rate;
+      res.mean_completion_steps_capped = rows[i].steps;
+      res.mean_travel_distance = rows[i].travel;
+    }
+    farm_record rec = {.job_key = key, .map = rows[i].map, .generator = "random",
+                       .agents = rows[i].agents, .instance = i, .algorithm = "algo",
+                       .label = rows[i].label, .params = "{}", .plan_index = i,
+                       .res = &res};
+    cr_assert_eq(farm_store_put(st, 0, &rec, 1, err, sizeof err), 0, "%s", err);
+  }
+  return st;
+}
+
+/* Runs a report into a string (malloc'd; the caller frees). Returns farm_report's status. */
+static int report_str(farm_store *st, const char *name, farm_format format, int32_t max_agents,
+                      char **text, char *err, size_t errlen) {
+  size_t len = 0;
+  FILE *f = open_memstream(text, &len);
+  cr_assert_not_null(f);
+  farm_report_opts opts = {format, max_agents};
+  int r = farm_report(st, name, &opts, f, err, errlen);
+  fclose(f);
+  return r;
+}
+
+static void expect_report(farm_store *st, const char *name, farm_format format,
+                          int32_t max_agents, const char *want) {
+  char *text = NULL, err[512] = "";
+  cr_assert_eq(report_str(st, name, format, max_agents, &text, err, sizeof err), 0, "%s", err);
+  cr_expect_str_eq(text, want);
+  free(text);
+}
+
+#define PAPER_N ((int32_t)(sizeof paper_rows / sizeof paper_rows[0]))
+
+/* ---- the three reports -------------------------------------------------------------------- */
+
+Test(report, completion_rate_as_text) {
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, paper_rows, PAPER_N);
+  expect_report(st, "completion-rate", FARM_FORMAT_TEXT, 0,
+                "Completion rate (%): mean over 5 jobs; 1 error job left out\n"
+                "Map      BMAA*  A*-Replan  Overall\n"
+                "-------  -----  ---------  -------\n"
+                "zeta        95         38       66\n"
+                "alpha       75          -       75\n"
+                "-------  -----  ---------  -------\n"
+                "Overall     88         38       68\n");
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+Test(report, completion_rate_as_markdown) {
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, paper_rows, PAPER_N);
+  expect_report(st, "completion-rate", FARM_FORMAT_MD, 0,
+                "| Map | BMAA\\* | A\\*-Replan | Overall |\n"
+                "| :--- | ---: | ---: | ---: |\n"
+                "| zeta | 95 | 38 | 66 |\n"
+                "| alpha | 75 | - | 75 |\n"
+                "| Overall | 88 | 38 | 68 |\n");
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+Test(report, completion_rate_as_csv) {
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, paper_rows, PAPER_N);
+  expect_report(st, "completion-rate", FARM_FORMAT_CSV, 0,
+                "Map,BMAA*,A*-Replan,Overall\n"
+                "zeta,95,38,66\n"
+                "alpha,75,,75\n"
+                "Overall,88,38,68\n");
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+Test(report, completion_time_has_one_decimal_and_rounds_halves_up) {
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, paper_rows, PAPER_N);
+  expect_report(st, "completion-time", FARM_FORMAT_TEXT, 0,
+                "Completion time (steps, unfinished agents count as the limit): mean over 5 "
+                "jobs; 1 error job left out\n"
+                "Map      BMAA*  A*-Replan  Overall\n"
+                "-------  -----  ---------  -------\n"
+                "zeta      50.5      150.0    100.3\n"
+                "alpha     50.3          -     50.3\n"
+                "-------  -----  ---------  -------\n"
+                "Overall   50.4      150.0     90.3\n");
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+Test(report, travel_distance_as_csv) {
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, paper_rows, PAPER_N);
+  expect_report(st, "travel-distance", FARM_FORMAT_CSV, 0,
+                "Map,BMAA*,A*-Replan,Overall\n"
+                "zeta,33,31,32\n"
+                "alpha,10,,10\n"
+                "Overall,25,31,27\n");
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+/* Only the jobs with at most 10 agents: zeta BMAA* 100, A*-Replan 50, Overall 75; alpha 75;
+ * Overall row BMAA* 87.5 -> 88, A*-Replan 50, corner 2.25 / 3 = 75. */
+Test(report, max_agents_keeps_small_instances_only) {
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, paper_rows, PAPER_N);
+  expect_report(st, "completion-rate", FARM_FORMAT_TEXT, 10,
+                "Completion rate (%): mean over 3 jobs with at most 10 agents; 1 error job left "
+                "out\n"
+                "Map      BMAA*  A*-Replan  Overall\n"
+                "-------  -----  ---------  -------\n"
+                "zeta       100         50       75\n"
+                "alpha       75          -       75\n"
+                "-------  -----  ---------  -------\n"
+                "Overall     88         50       75\n");
+  char *text = NULL, err[512] = "";
+  cr_expect_eq(report_str(st, "completion-rate", FARM_FORMAT_TEXT, 5, &text, err, sizeof err),
+               -1);
+  cr_expect_str_eq(err, "no results in DB with at most 5 agents (the smallest instance has 10)");
+  free(text);
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+/* ---- names, quoting, errors ---------------------------------------------------------------- */
+
+Test(report, csv_quotes_and_markdown_escapes_names) {
+  static const row rows[] = {
+      {"maze, large", "FAR \"k=2\"", 4, 0.5, 10.0, 3.0},
+      {"a|b", "WHCA*_w", 4, 1.0, 20.0, 5.0},
+  };
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, rows, 2);
+  expect_report(st, "completion-rate", FARM_FORMAT_CSV, 0,
+                "Map,\"FAR \"\"k=2\"\"\",WHCA*_w,Overall\n"
+                "\"maze, large\",50,,50\n"
+                "a|b,,100,100\n"
+                "Overall,50,100,75\n");
+  expect_report(st, "completion-rate", FARM_FORMAT_MD, 0,
+                "| Map | FAR \"k=2\" | WHCA\\*\\_w | Overall |\n"
+                "| :--- | ---: | ---: | ---: |\n"
+                "| maze, large | 50 | - | 50 |\n"
+                "| a\\|b | - | 100 | 100 |\n"
+                "| Overall | 50 | 100 | 75 |\n");
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+Test(report, empty_database_says_so) {
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, paper_rows, 0);
+  char *text = NULL, err[512] = "";
+  cr_expect_eq(report_str(st, "travel-distance", FARM_FORMAT_TEXT, 0, &text, err, sizeof err),
+               -1);
+  cr_expect_str_eq(err, "no results in DB");
+  cr_expect_str_eq(text, "");
+  free(text);
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, paper_rows, PAPER_N);
+  char *text = NULL, err[512] = "";
+  cr_expect_eq(report_str(st, "completion-rat", FARM_FORMAT_TEXT, 0, &text, err, sizeof err),
+               -1);
+  cr_expect_str_eq(err, "unknown report \"completion-rat\"; did you mean \"completion-rate\"? "
+                        "Reports: completion-rate, completion-time, travel-distance");
+  free(text);
+  cr_expect_eq(report_str(st, "travle-distance", FARM_FORMAT_TEXT, 0, &text, err, sizeof err),
+               -1);
+  cr_expect(strstr(err, "did you mean \"travel-distance\"?") != NULL, "got: %s", err);
+  free(text);
+  cr_expect_eq(report_str(st, "speed", FARM_FORMAT_TEXT, 0, &text, err, sizeof err), -1);
+  cr_expect_str_eq(err, "unknown report \"speed\"; reports: completion-rate, completion-time, "
+                        "travel-distance");
+  free(text);
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+Test(report, names_list_is_null_terminated) {
+  int n = 0;
+  while (farm_report_names[n]) n++;
+  cr_expect_eq(n, 3);
+  cr_expect_str_eq(farm_report_names[0], "completion-rate");
+}

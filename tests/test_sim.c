@@ -1,0 +1,359 @@
+/* test_sim.c: the simulator's executor rules and metrics, and BMAA* on small hand-made maps and
+ * generated ones. Every run here is watched step by step by an independent checker. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "algo.h"
+#include "mapgen.h"
+#include "scen.h"
+#include "sim.h"
+
+static mapf_grid *grid_from_rows(const char *const *rows, int h) {
+  int w = (int)strlen(rows[0]);
+  mapf_grid *g = mapf_grid_new(w, h, "test");
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) g->passable[y * w + x] = rows[y][x] == '.';
+  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
+  return g;
+}
+
+static mapf_instance *instance_of(const mapf_grid *g, int n, const int *xy) {
+  mapf_instance *inst = mapf_instance_new(n);
+  for (int i = 0; i < n; i++) {
+    inst->start[i] = mapf_grid_id(g, xy[4 * i], xy[4 * i + 1]);
+    inst->goal[i] = mapf_grid_id(g, xy[4 * i + 2], xy[4 * i + 3]);
+  }
+  return inst;
+}
+
+/* Checks, independently of the simulator, after every step: every move is legal (a wait or one
+ * legal grid move), no two agents share a cell, no two agents swapped. */
+typedef struct watcher {
+  const mapf_grid *g;
+  int32_t *prev;
+  int32_t *cell; /* per cell: the agent seen there this step + 1 */
+  int64_t steps;
+  int violations;
+} watcher;
+
+static void watch(void *ud, int64_t t, const int32_t *pos, int32_t n) {
+  watcher *w = ud;
+  if (!w->prev) {
+    w->prev = calloc((size_t)n, sizeof *w->prev);
+    w->cell = calloc((size_t)w->g->ncells, sizeof *w->cell);
+  }
+  for (int32_t a = 0; a < n; a++) {
+    if (w->cell[pos[a]]) w->violations++; /* two agents on one cell */
+    w->cell[pos[a]] = a + 1;
+  }
+  for (int32_t a = 0; a < n; a++) w->cell[pos[a]] = 0;
+  if (t > 0) {
+    for (int32_t a = 0; a < n; a++) {
+      int32_t from = w->prev[a], to = pos[a];
+      if (from == to) continue;
+      int d = mapf_grid_dir(w->g, from, to);
+      if (d < 0 || !(w->g->moves[from] >> d & 1)) w->violations++;
+    }
+    /* A swap: agent b now stands where a was, and a where b was. */
+    for (int32_t a = 0; a < n; a++) w->cell[w->prev[a]] = a + 1;
+    for (int32_t a = 0; a < n; a++) {
+      int32_t b = w->cell[pos[a]] - 1;
+      if (b >= 0 && b != a && pos[b] == w->prev[a]) w->violations++;
+    }
+    for (int32_t a = 0; a < n; a++) w->cell[w->prev[a]] = 0;
+  }
+  memcpy(w->prev, pos, (size_t)n * sizeof *pos);
+  w->steps = t;
+}
+
+typedef struct run_opts {
+  double expansions, moves, vision, push;
+  int64_t steps, budget;
+  mapf_execution exec;
+} run_opts;
+
+static const run_opts defaults = {32, 32, 1.4142135623730951, 0, 1000, 0, MAPF_EXEC_CHAINS};
+
+/* Runs BMAA* under the watcher; asserts no violation and the metric identities. */
+static void run_bmaa(const mapf_grid *g, const mapf_instance *inst, run_opts o, mapf_result *res) {
+  const mapf_algo_def *def = mapf_algo_find("bmaa");
+  cr_assert_not_null(def);
+  mapf_run_config cfg = {0};
+  cfg.grid = g;
+  cfg.inst = inst;
+  cfg.algo = def;
+  mapf_params_default(def, &cfg.params);
+  cfg.params.v[mapf_param_index(def, "expansions")] = o.expansions;
+  cfg.params.v[mapf_param_index(def, "moves")] = o.moves;
+  cfg.params.v[mapf_param_index(def, "vision")] = o.vision;
+  cfg.params.v[mapf_param_index(def, "push")] = o.push;
+  cfg.limits.steps = o.steps;
+  cfg.limits.expansions = o.budget;
+  cfg.execution = o.exec;
+  cfg.seed = 7;
+  watcher w = {g, NULL, NULL, 0, 0};
+  cfg.on_step = watch;
+  cfg.ud = &w;
+  mapf_workspace *ws = mapf_workspace_new();
+  mapf_diag d = {0};
+  cr_assert_eq(mapf_run(ws, &cfg, res, &d), MAPF_OK, "%s", d.msg);
+  mapf_workspace_free(ws);
+  cr_assert_eq(w.violations, 0, "%d illegal moves, shared cells or swaps", w.violations);
+  cr_assert_eq(w.steps, res->steps);
+  /* Identities every result must satisfy. */
+  int completed = 0;
+  double dist = 0;
+  for (int32_t a = 0; a < res->agents; a++) {
+    const mapf_agent_result *ar = &res->agent[a];
+    cr_assert_eq(ar->final, w.prev[a], "final position of agent %d", a);
+    cr_assert_eq(ar->reached, ar->final == inst->goal[a]);
+    completed += ar->reached;
+    dist += ar->travel_distance;
+    if (ar->reached) {
+      cr_assert_geq(ar->completion_step, 0);
+      cr_assert_leq(ar->completion_step, res->steps);
+      cr_assert_geq(ar->travel_distance + 1e-9, mapf_octile(g, inst->start[a], inst->goal[a]));
+    } else {
+      cr_assert_eq(ar->completion_step, -1);
+    }
+  }
+  cr_assert_eq(res->completed, completed);
+  cr_assert_float_eq(res->completion_rate, (double)completed / res->agents, 1e-12);
+  cr_assert_float_eq(res->mean_travel_distance, dist / res->agents, 1e-9);
+  cr_assert_eq(res->status == MAPF_STATUS_OK, completed == res->agents);
+  free(w.prev);
+  free(w.cell);
+}
+
+Test(sim, chains_let_a_queue_of_followers_move_together) {
+  const char *rows[] = {".........."};
+  mapf_grid *g = grid_from_rows(rows, 1);
+  /* Agent i at x = i wants x = i + 5: the leader is agent 4, at the front. */
+  int xy[20];
+  for (int i = 0; i < 5; i++) {
+    xy[4 * i] = i, xy[4 * i + 1] = 0, xy[4 * i + 2] = i + 5, xy[4 * i + 3] = 0;
+  }
+  mapf_instance *inst = instance_of(g, 5, xy);
+  run_opts o = defaults;
+  o.vision = 0; /* see no agents: everyone plans straight through the queue */
+  mapf_result res;
+  run_bmaa(g, inst, o, &res);
+  cr_assert_eq(res.status, MAPF_STATUS_OK);
+  cr_assert_eq(res.steps, 5, "chains: the whole queue moves every step");
+  cr_assert_eq(res.failed_moves, 0);
+  mapf_result_clear(&res);
+
+  /* The paper's single pass: an agent moves only into a cell that is free when its turn
+   * comes, so the queue unrolls from the front, one more agent per step. */
+  o.exec = MAPF_EXEC_SINGLE_PASS;
+  run_bmaa(g, inst, o, &res);
+  cr_assert_eq(res.status, MAPF_STATUS_OK);
+  cr_assert_eq(res.steps, 9, "single pass takes %lld steps", (long long)res.steps);
+  cr_assert_gt(res.failed_moves, 0);
+  mapf_result_clear(&res);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+Test(sim, agents_never_swap_in_a_corridor) {
+  const char *rows[] = {".."};
+  mapf_grid *g = grid_from_rows(rows, 1);
+  int xy[] = {0, 0, 1, 0, 1, 0, 0, 0};
+  mapf_instance *inst = instance_of(g, 2, xy);
+  run_opts o = defaults;
+  o.vision = 0;
+  o.steps = 20;
+  for (int e = 0; e < 2; e++) {
+    o.exec = e ? MAPF_EXEC_SINGLE_PASS : MAPF_EXEC_CHAINS;
+    mapf_result res;
+    run_bmaa(g, inst, o, &res);
+    cr_assert_eq(res.status, MAPF_STATUS_LIMIT);
+    cr_assert_eq(res.limit, MAPF_LIMIT_STEPS);
+    cr_assert_eq(res.steps, 20);
+    cr_assert_eq(res.completed, 0);
+    cr_assert_eq(res.failed_moves, 40, "both agents fail every step");
+    cr_assert_float_eq(res.mean_travel_distance, 0, 1e-12);
+    cr_assert(isnan(res.mean_completion_steps));
+    cr_assert_float_eq(res.mean_completion_steps_capped, 20, 1e-12);
+    mapf_result_clear(&res);
+  }
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+Test(sim, a_cycle_of_four_agents_does_not_rotate) {
+  const char *rows[] = {"..", ".."};
+  mapf_grid *g = grid_from_rows(rows, 2);
+  /* Each agent's goal is the next agent's cell, clockwise. */
+  int xy[] = {0, 0, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 0};
+  mapf_instance *inst = instance_of(g, 4, xy);
+  run_opts o = defaults;
+  o.vision = 0;
+  o.steps = 10;
+  mapf_result res;
+  run_bmaa(g, inst, o, &res);
+  cr_assert_eq(res.status, MAPF_STATUS_LIMIT);
+  cr_assert_eq(res.completed, 0);
+  cr_assert_float_eq(res.mean_travel_distance, 0, 1e-12);
+  mapf_result_clear(&res);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+/* A corridor with a one-cell pocket below its middle. Agent 1 stands on its goal in the
+ * corridor, right above the pocket; agent 0 must pass. */
+Test(sim, push_moves_an_agent_off_its_goal_and_it_comes_back) {
+  const char *rows[] = {".......", "@@@.@@@"};
+  mapf_grid *g = grid_from_rows(rows, 2);
+  int xy[] = {0, 0, 6, 0, 3, 0, 3, 0};
+  mapf_instance *inst = instance_of(g, 2, xy);
+  run_opts o = defaults;
+  o.steps = 200;
+  mapf_result res;
+  run_bmaa(g, inst, o, &res);
+  cr_assert_eq(res.status, MAPF_STATUS_LIMIT, "without push agent 0 cannot pass");
+  cr_assert_eq(res.pushes, 0);
+  cr_assert_eq(res.agent[1].completion_step, 0, "agent 1 started on its goal");
+  mapf_result_clear(&res);
+
+  o.push = 1;
+  run_bmaa(g, inst, o, &res);
+  cr_assert_eq(res.status, MAPF_STATUS_OK, "with push both reach their goals");
+  cr_assert_geq(res.pushes, 1);
+  cr_assert_geq(res.agent[1].pushed, 1);
+  cr_assert_gt(res.agent[1].travel_distance, 0, "pushes count as travel");
+  cr_assert_gt(res.agent[1].completion_step, 0, "agent 1 came back to its goal");
+  mapf_result_clear(&res);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+Test(sim, a_full_map_stays_still_until_the_step_limit) {
+  const char *rows[] = {"....", "....", "....", "...."};
+  mapf_grid *g = grid_from_rows(rows, 4);
+  mapf_instance *inst = NULL;
+  mapf_diag d = {0};
+  cr_assert_eq(mapf_scengen_random(g, 16, 3, &inst, &d), MAPF_OK, "%s", d.msg);
+  run_opts o = defaults;
+  o.steps = 50;
+  mapf_result res;
+  run_bmaa(g, inst, o, &res);
+  cr_assert_eq(res.status, MAPF_STATUS_LIMIT);
+  cr_assert_float_eq(res.mean_travel_distance, 0, 1e-12, "nobody can move");
+  mapf_result_clear(&res);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+Test(sim, two_thousand_agents_in_a_corridor_all_arrive, .timeout = 120) {
+  int n = 2000, w = 2 * n;
+  mapf_grid *g = mapf_grid_new(w, 1, "corridor");
+  memset(g->passable, 1, (size_t)w);
+  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
+  mapf_instance *inst = mapf_instance_new(n);
+  for (int i = 0; i < n; i++) {
+    inst->start[i] = i;
+    inst->goal[i] = i + n;
+  }
+  run_opts o = defaults;
+  o.vision = 0;
+  o.steps = 3 * n;
+  mapf_result res;
+  run_bmaa(g, inst, o, &res);
+  cr_assert_eq(res.status, MAPF_STATUS_OK);
+  cr_assert_eq(res.steps, n);
+  cr_assert_float_eq(res.mean_travel_distance, n, 1e-9);
+  mapf_result_clear(&res);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+Test(sim, expansion_budget_ends_the_run) {
+  mapf_mapgen_params p;
+  mapf_mapgen_defaults(&p, MAPF_MAPGEN_RANDOM);
+  p.width = p.height = 48;
+  p.seed = 5;
+  mapf_grid *g = NULL;
+  mapf_diag d = {0};
+  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
+  mapf_instance *inst = NULL;
+  cr_assert_eq(mapf_scengen_random(g, 40, 11, &inst, &d), MAPF_OK, "%s", d.msg);
+  run_opts o = defaults;
+  o.budget = 500;
+  mapf_result res;
+  run_bmaa(g, inst, o, &res);
+  cr_assert_eq(res.status, MAPF_STATUS_LIMIT);
+  cr_assert_eq(res.limit, MAPF_LIMIT_EXPANSIONS);
+  cr_assert_geq(res.expansions, 500);
+  mapf_result_clear(&res);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+/* BMAA* on generated maps, every combination of push and execution: the watcher finds no
+ * illegal step, and two runs with the same inputs agree on every non-timing value. */
+Test(sim, bmaa_runs_are_legal_and_deterministic_on_generated_maps, .timeout = 300) {
+  mapf_mapgen_kind kinds[] = {MAPF_MAPGEN_RANDOM, MAPF_MAPGEN_ROOMS, MAPF_MAPGEN_MAZE};
+  for (int k = 0; k < 3; k++) {
+    mapf_mapgen_params p;
+    mapf_mapgen_defaults(&p, kinds[k]);
+    p.width = p.height = 41;
+    p.corridor = 2; /* in one-cell corridors agents meeting head-on can never pass */
+    p.seed = (uint64_t)k + 1;
+    mapf_grid *g = NULL;
+    mapf_diag d = {0};
+    cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
+    mapf_instance *inst = NULL;
+    cr_assert_eq(mapf_scengen_random(g, 60, 100 + k, &inst, &d), MAPF_OK, "%s", d.msg);
+    for (int variant = 0; variant < 4; variant++) {
+      run_opts o = defaults;
+      o.push = variant & 1;
+      o.exec = variant & 2 ? MAPF_EXEC_SINGLE_PASS : MAPF_EXEC_CHAINS;
+      o.steps = 600;
+      mapf_result a, b;
+      run_bmaa(g, inst, o, &a);
+      run_bmaa(g, inst, o, &b);
+      cr_assert_eq(a.steps, b.steps);
+      cr_assert_eq(a.expansions, b.expansions);
+      cr_assert_eq(a.failed_moves, b.failed_moves);
+      cr_assert_eq(a.pushes, b.pushes);
+      cr_assert_eq(a.completed, b.completed);
+      cr_assert_eq(memcmp(&a.mean_travel_distance, &b.mean_travel_distance, sizeof(double)), 0);
+      for (int32_t i = 0; i < a.agents; i++) {
+        cr_assert_eq(a.agent[i].final, b.agent[i].final);
+        cr_assert_eq(a.agent[i].completion_step, b.agent[i].completion_step);
+      }
+      cr_assert_gt(a.completion_rate, 0.2, "%s variant %d: completion %.2f", g->name, variant,
+                   a.completion_rate);
+      mapf_result_clear(&a);
+      mapf_result_clear(&b);
+    }
+    mapf_instance_free(inst);
+    mapf_grid_free(g);
+  }
+}
+
+Test(sim, rejects_flow_until_it_exists) {
+  const char *rows[] = {"...."};
+  mapf_grid *g = grid_from_rows(rows, 1);
+  int xy[] = {0, 0, 3, 0};
+  mapf_instance *inst = instance_of(g, 1, xy);
+  const mapf_algo_def *def = mapf_algo_find("bmaa");
+  mapf_run_config cfg = {0};
+  cfg.grid = g;
+  cfg.inst = inst;
+  cfg.algo = def;
+  mapf_params_default(def, &cfg.params);
+  cfg.params.v[mapf_param_index(def, "flow")] = 1;
+  cfg.limits.steps = 10;
+  mapf_workspace *ws = mapf_workspace_new();
+  mapf_result res;
+  mapf_diag d = {0};
+  cr_assert_eq(mapf_run(ws, &cfg, &res, &d), MAPF_EUNSUPPORTED);
+  cr_assert_eq(res.status, MAPF_STATUS_ERROR);
+  cr_assert(strstr(res.message, "flow") != NULL, "%s", res.message);
+  mapf_result_clear(&res);
+  mapf_workspace_free(ws);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}

@@ -1,0 +1,702 @@
+/* test_store.c: the SQLite results database (farm/store.c and schema/). */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store.h"
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+/* A fresh directory under TMPDIR (or /tmp) for one test's files. */
+static void make_dir(char *dir, size_t n) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, n, "%s/mapfarm-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  cr_assert_not_null(mkdtemp(dir), "mkdtemp failed");
+}
+
+/* Removes dir and the plain files in it (the database, its -wal and -shm). */
+static void remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    unlink(p);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+static void path_in(char *out, size_t n, const char *dir, const char *name) {
+  snprintf(out, n, "%s/%s", dir, name);
+}
+
+/* Reads a whole file into a malloc'd buffer; *len gets its size. */
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "cannot open %s", path);
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+  for (;;) {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 4096;
+      buf = realloc(buf, cap);
+      cr_assert_not_null(buf);
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+static int file_exists(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0;
+}
+
+/* The first column of the first row of sql, as an integer; -999 when there is no row and
+ * -777 when it is NULL. */
+static int64_t q_int(farm_store *st, const char *sql) {
+  sqlite3_stmt *s = NULL;
+  cr_assert_eq(sqlite3_prepare_v2(farm_store_db(st), sql, -1, &s, NULL), SQLITE_OK, "%s: %s",
+               sql, sqlite3_errmsg(farm_store_db(st)));
+  int64_t v = -999;
+  if (sqlite3_step(s) == SQLITE_ROW)
+    v = sqlite3_column_type(s, 0) == SQLITE_NULL ? -777 : sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return v;
+}
+
+static double q_real(farm_store *st, const char *sql) {
+  sqlite3_stmt *s = NULL;
+  cr_assert_eq(sqlite3_prepare_v2(farm_store_db(st), sql, -1, &s, NULL), SQLITE_OK, "%s", sql);
+  double v = NAN;
+  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+    v = sqlite3_column_double(s, 0);
+  sqlite3_finalize(s);
+  return v;
+}
+
+/* The first column of the first row as text, copied into out ("<null>" for NULL). */
+static void q_text(farm_store *st, const char *sql, char *out, size_t n) {
+  sqlite3_stmt *s = NULL;
+  cr_assert_eq(sqlite3_prepare_v2(farm_store_db(st), sql, -1, &s, NULL), SQLITE_OK, "%s", sql);
+  snprintf(out, n, "<none>");
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    const unsigned char *t = sqlite3_column_text(s, 0);
+    snprintf(out, n, "%s", t ? (const char *)t : "<null>");
+  }
+  sqlite3_finalize(s);
+}
+
+/* A 4 x 3 open grid: cell id = y * 4 + x. */
+static mapf_grid *tiny_grid(void) {
+  mapf_grid *g = mapf_grid_new(4, 3, "tiny.map");
+  cr_assert_not_null(g);
+  memset(g->passable, 1, (size_t)g->ncells);
+  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
+  return g;
+}
+
+/* A job with two agents on the tiny grid: agent 0 from (1,1) to (3,2) reached it at step 7;
+ * agent 1 from (0,0) to (2,0) stood at (1,0) when the step limit hit. */
+typedef struct job {
+  char key[33];
+  mapf_agent_result agent[2];
+  mapf_result res;
+  farm_record rec;
+} job;
+
+static void make_job(job *j, int i, const mapf_grid *g) {
+  char text[32];
+  snprintf(text, sizeof text, "job %d", i);
+  mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), j->key);
+  memset(j->agent, 0, sizeof j->agent);
+  j->agent[0] = (mapf_agent_result){.start = 5, .goal = 11, .final = 11, .reached = 1,
+                                    .completion_step = 7, .completion_seconds = 0.25,
+                                    .travel_distance = 2.0 + MAPF_SQRT2, .expansions = 40,
+                                    .failed_moves = 1, .pushed = 0, .searches = 2};
+  j->agent[1] = (mapf_agent_result){.start = 0, .goal = 2, .final = 1, .reached = 0,
+                                    .completion_step = -1, .completion_seconds = -1,
+                                    .travel_distance = 1.0, .expansions = 12,
+                                    .failed_moves = 3, .pushed = 1, .searches = 4};
+  memset(&j->res, 0, sizeof j->res);
+  j->res.status = MAPF_STATUS_LIMIT;
+  j->res.limit = MAPF_LIMIT_STEPS;
+  j->res.agents = 2;
+  j->res.completed = 1;
+  j->res.completion_rate = 0.5;
+  j->res.mean_completion_steps = 7.0;
+  j->res.mean_completion_steps_capped = (7.0 + 100.0) / 2.0;
+  j->res.mean_completion_seconds = 0.25;
+  j->res.mean_completion_seconds_capped = 0.75;
+  j->res.mean_travel_distance = (3.0 + MAPF_SQRT2) / 2.0;
+  j->res.steps = 100;
+  j->res.wall_seconds = 1.5;
+  j->res.expansions = 52;
+  j->res.planning_seconds = 0.5;
+  j->res.max_step_planning_seconds = 0.01;
+  j->res.failed_moves = 4;
+  j->res.pushes = 1;
+  j->res.searches = 6;
+  j->res.deadlocks_broken = 0;
+  j->res.agent = j->agent;
+  j->rec = (farm_record){.job_key = j->key, .map = "tiny.map", .map_hash = g->hash,
+                         .generator = "random", .agents = 2, .instance = i,
+                         .algorithm = "bmaa", .label = "BMAA*", .params = "{\"vision\":4}",
+                         .seed = 0xfedcba9876543210ULL, .grid = g, .res = &j->res};
+}
+
+static farm_store *open_ok(const char *path, int mode) {
+  farm_store *st = NULL;
+  char err[512] = "";
+  cr_assert_eq(farm_store_open(path, mode, &st, err, sizeof err), 0, "open: %s", err);
+  cr_assert_not_null(st);
+  return st;
+}
+
+static void put_ok(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n) {
+  char err[512] = "";
+  cr_assert_eq(farm_store_put(st, run_id, recs, n, err, sizeof err), 0, "put: %s", err);
+}
+
+/* ---- creating and opening ----------------------------------------------------------------- */
+
+Test(store, creates_database_with_ids_wal_tables_and_views) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  cr_expect_eq(q_int(st, "PRAGMA application_id"), FARM_APPLICATION_ID);
+  cr_expect_eq(q_int(st, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
+  char mode[32];
+  q_text(st, "PRAGMA journal_mode", mode, sizeof mode);
+  cr_expect_str_eq(mode, "wal");
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                         "('runs', 'results', 'agent_results')"),
+               3);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name IN "
+                         "('report_cells', 'report_maps', 'report_labels', 'by_agents', "
+                         "'portfolio_labels', 'job_errors', 'run_summary')"),
+               7);
+  farm_store_close(st);
+  /* Reopening in both modes finds the same database. */
+  st = open_ok(db, FARM_STORE_CREATE);
+  farm_store_close(st);
+  st = open_ok(db, FARM_STORE_READONLY);
+  cr_expect_eq(q_int(st, "PRAGMA application_id"), FARM_APPLICATION_ID);
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+Test(store, close_null_is_a_no_op) {
+  farm_store_close(NULL);
+  cr_expect_null(farm_store_db(NULL));
+}
+
+Test(store, creates_schema_in_an_empty_file) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "empty.db");
+  FILE *f = fopen(db, "wb");
+  cr_assert_not_null(f);
+  fclose(f);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  cr_expect_eq(q_int(st, "PRAGMA application_id"), FARM_APPLICATION_ID);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 0);
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+Test(store, refuses_text_file_and_leaves_it_byte_identical) {
+  char dir[256], path[512], side[600];
+  make_dir(dir, sizeof dir);
+  path_in(path, sizeof path, dir, "notes.txt");
+  const char text[] = "These are my notes, not a database.\nSecond line.\n";
+  FILE *f = fopen(path, "wb");
+  cr_assert_not_null(f);
+  fwrite(text, 1, sizeof text - 1, f);
+  fclose(f);
+  for (int mode = FARM_STORE_READONLY; mode <= FARM_STORE_CREATE; mode++) {
+    farm_store *st = NULL;
+    char err[512] = "";
+    cr_expect_eq(farm_store_open(path, mode, &st, err, sizeof err), -1);
+    cr_expect_null(st);
+    char want[600];
+    snprintf(want, sizeof want, "%s: not a SQLite database", path);
+    cr_expect_str_eq(err, want);
+  }
+  size_t len = 0;
+  char *after = slurp(path, &len);
+  cr_expect_eq(len, sizeof text - 1);
+  cr_expect_eq(memcmp(after, text, len), 0, "the file changed");
+  free(after);
+  snprintf(side, sizeof side, "%s-wal", path);
+  cr_expect_not(file_exists(side));
+  snprintf(side, sizeof side, "%s-journal", path);
+  cr_expect_not(file_exists(side));
+  remove_dir(dir);
+}
+
+/* Writes a SQLite database that is someone else's: a table and, when app_id is not 0, their
+ * application_id. */
+static void write_foreign_db(const char *path, int app_id) {
+  sqlite3 *db = NULL;
+  cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+  char sql[256];
+  snprintf(sql, sizeof sql,
+           "CREATE TABLE birds (name TEXT); INSERT INTO birds VALUES ('wren'); "
+           "PRAGMA application_id = %d;",
+           app_id);
+  cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(db);
+}
+
+Test(store, refuses_foreign_sqlite_database_untouched) {
+  char dir[256], path[512];
+  make_dir(dir, sizeof dir);
+  const int ids[2] = {0, 0x12345678};
+  for (int k = 0; k < 2; k++) {
+    path_in(path, sizeof path, dir, k ? "other.sqlite" : "plain.sqlite");
+    write_foreign_db(path, ids[k]);
+    size_t len0 = 0, len1 = 0;
+    char *before = slurp(path, &len0);
+    farm_store *st = NULL;
+    char err[512] = "";
+    cr_expect_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), -1);
+    cr_expect_null(st);
+    char want[600];
+    snprintf(want, sizeof want, "%s: not a mapfarm database (application_id 0x%08x", path,
+             (unsigned)ids[k]);
+    cr_expect_eq(strncmp(err, want, strlen(want)), 0, "got: %s", err);
+    char *after = slurp(path, &len1);
+    cr_expect_eq(len0, len1);
+    cr_expect_eq(memcmp(before, after, len0), 0, "the database changed");
+    free(before);
+    free(after);
+  }
+  remove_dir(dir);
+}
+
+Test(store, refuses_newer_schema_version) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  cr_assert_eq(sqlite3_exec(farm_store_db(st), "PRAGMA user_version = 2", NULL, NULL, NULL),
+               SQLITE_OK);
+  farm_store_close(st);
+  char err[512] = "";
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
+  cr_expect(strstr(err, "schema version 2 (written by a newer mapfarm)") != NULL, "got: %s",
+            err);
+  remove_dir(dir);
+}
+
+Test(store, readonly_open_of_missing_file_does_not_create_it) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "missing.db");
+  farm_store *st = NULL;
+  char err[512] = "";
+  cr_expect_eq(farm_store_open(db, FARM_STORE_READONLY, &st, err, sizeof err), -1);
+  cr_expect_null(st);
+  char want[600];
+  snprintf(want, sizeof want, "%s: no such database file", db);
+  cr_expect_str_eq(err, want);
+  cr_expect_not(file_exists(db));
+  remove_dir(dir);
+}
+
+Test(store, create_in_missing_directory_fails_clearly) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "no/such/dir/r.db");
+  farm_store *st = NULL;
+  char err[512] = "";
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
+  cr_expect(strstr(err, ": cannot ") != NULL, "got: %s", err);
+  remove_dir(dir);
+}
+
+Test(store, refuses_read_only_file_in_create_mode) {
+  if (geteuid() == 0) cr_skip_test("root can write a file without write permission");
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  farm_store_close(open_ok(db, FARM_STORE_CREATE));
+  cr_assert_eq(chmod(db, 0444), 0);
+  farm_store *st = NULL;
+  char err[512] = "";
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
+  cr_expect(strstr(err, "read-only") != NULL, "got: %s", err);
+  /* Reading it is fine. */
+  st = open_ok(db, FARM_STORE_READONLY);
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+Test(store, readonly_store_refuses_writes) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  farm_store_close(open_ok(db, FARM_STORE_CREATE));
+  farm_store *st = open_ok(db, FARM_STORE_READONLY);
+  mapf_grid *g = tiny_grid();
+  job j;
+  make_job(&j, 0, g);
+  char err[512] = "";
+  cr_expect_eq(farm_store_put(st, 0, &j.rec, 1, err, sizeof err), -1);
+  cr_expect(strstr(err, "opened read-only") != NULL, "got: %s", err);
+  int64_t run = 0;
+  farm_run_info info = {.plan_name = "p", .threads = 1, .shard = "1/1"};
+  cr_expect_eq(farm_store_run_begin(st, &info, &run, err, sizeof err), -1);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
+
+/* ---- writing results ---------------------------------------------------------------------- */
+
+Test(store, put_then_reopen_loads_every_key) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[3];
+  farm_record recs[3];
+  for (int i = 0; i < 3; i++) {
+    make_job(&j[i], i, g);
+    recs[i] = j[i].rec;
+  }
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, recs, 3);
+  farm_store_close(st);
+
+  st = open_ok(db, FARM_STORE_READONLY);
+  farm_keyset keys = {0};
+  char err[512] = "";
+  cr_assert_eq(farm_store_load_keys(st, &keys, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(keys.n + keys.has_zero, 3);
+  for (int i = 0; i < 3; i++) {
+    mapf_hash128 k;
+    cr_assert_eq(mapf_hash128_parse(j[i].key, &k), 0);
+    cr_expect(farm_keyset_has(&keys, k), "key %d missing", i);
+  }
+  mapf_hash128 other = mapf_hash128_of("job 99", 6);
+  cr_expect_not(farm_keyset_has(&keys, other));
+  farm_keyset_free(&keys);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
+
+Test(store, put_twice_keeps_one_row_and_the_first_values) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[2];
+  farm_record recs[2];
+  for (int i = 0; i < 2; i++) {
+    make_job(&j[i], i, g);
+    recs[i] = j[i].rec;
+  }
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, recs, 2);
+  /* The same keys again, with other numbers: the stored rows stay as they were. */
+  j[0].res.completion_rate = 1.0;
+  j[0].res.steps = 5;
+  put_ok(st, 0, recs, 2);
+  put_ok(st, 0, recs, 1);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 2);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results"), 4);
+  char sql[256];
+  snprintf(sql, sizeof sql, "SELECT steps FROM results WHERE job_key = '%s'", j[0].key);
+  cr_expect_eq(q_int(st, sql), 100);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
+
+Test(store, stores_identity_and_metrics) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j;
+  make_job(&j, 7, g);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, &j.rec, 1);
+  char t[128], want[32];
+  q_text(st, "SELECT job_key FROM results", t, sizeof t);
+  cr_expect_str_eq(t, j.key);
+  q_text(st, "SELECT seed FROM results", t, sizeof t);
+  cr_expect_str_eq(t, "fedcba9876543210");
+  q_text(st, "SELECT map_hash FROM results", t, sizeof t);
+  snprintf(want, sizeof want, "%016llx", (unsigned long long)g->hash);
+  cr_expect_str_eq(t, want);
+  q_text(st, "SELECT map || '|' || generator || '|' || algorithm || '|' || label || '|' || "
+             "params || '|' || status || '|' || limit_hit || '|' || message FROM results",
+         t, sizeof t);
+  cr_expect_str_eq(t, "tiny.map|random|bmaa|BMAA*|{\"vision\":4}|limit|steps|");
+  cr_expect_eq(q_int(st, "SELECT agents FROM results"), 2);
+  cr_expect_eq(q_int(st, "SELECT instance FROM results"), 7);
+  cr_expect_eq(q_int(st, "SELECT run_id FROM results"), -777); /* no run: NULL */
+  cr_expect_eq(q_int(st, "SELECT completed FROM results"), 1);
+  cr_expect_eq(q_real(st, "SELECT completion_rate FROM results"), 0.5);
+  cr_expect_eq(q_real(st, "SELECT mean_completion_steps_capped FROM results"), 53.5);
+  cr_expect_eq(q_real(st, "SELECT mean_travel_distance FROM results"), (3.0 + MAPF_SQRT2) / 2);
+  cr_expect_eq(q_int(st, "SELECT steps FROM results"), 100);
+  cr_expect_eq(q_int(st, "SELECT expansions FROM results"), 52);
+  cr_expect_eq(q_int(st, "SELECT searches FROM results"), 6);
+  cr_expect_eq(q_real(st, "SELECT max_step_planning_seconds FROM results"), 0.01);
+  q_text(st, "SELECT finished_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T"
+             "[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z' FROM results",
+         t, sizeof t);
+  cr_expect_str_eq(t, "1");
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
+
+Test(store, nan_metrics_become_null) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j;
+  make_job(&j, 0, g);
+  /* No agent completed: the means over completed agents are NaN. */
+  j.res.completed = 0;
+  j.res.completion_rate = 0.0;
+  j.res.mean_completion_steps = NAN;
+  j.res.mean_completion_seconds = NAN;
+  j.agent[0].reached = 0;
+  j.agent[0].completion_step = -1;
+  j.agent[0].completion_seconds = -1;
+  j.agent[1].travel_distance = NAN;
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, &j.rec, 1);
+  cr_expect_eq(q_int(st, "SELECT mean_completion_steps IS NULL AND mean_completion_seconds "
+                         "IS NULL AND completion_rate = 0 FROM results"),
+               1);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results WHERE completion_step IS NULL "
+                         "AND completion_seconds IS NULL"),
+               2);
+  cr_expect_eq(q_int(st, "SELECT travel_distance IS NULL FROM agent_results WHERE agent = 1"), 1);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
+
+Test(store, error_row_keeps_status_and_message_with_null_metrics) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j;
+  make_job(&j, 0, g);
+  memset(&j.res, 0, sizeof j.res);
+  j.res.status = MAPF_STATUS_ERROR;
+  snprintf(j.res.message, sizeof j.res.message, "agent 3: goal unreachable");
+  j.rec.grid = NULL; /* neither the grid nor agent results are needed */
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, &j.rec, 1);
+  char t[128];
+  q_text(st, "SELECT status || '|' || limit_hit || '|' || message FROM results", t, sizeof t);
+  cr_expect_str_eq(t, "error||agent 3: goal unreachable");
+  cr_expect_eq(q_int(st, "SELECT agents FROM results"), 2);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results WHERE completion_rate IS NULL AND "
+                         "completed IS NULL AND steps IS NULL AND wall_seconds IS NULL AND "
+                         "expansions IS NULL AND mean_travel_distance IS NULL AND "
+                         "deadlocks_broken IS NULL"),
+               1);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results"), 0);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM job_errors"), 1);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
+
+Test(store, agent_rows_have_x_y_from_the_grid) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j;
+  make_job(&j, 0, g);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, &j.rec, 1);
+  char t[256];
+  q_text(st, "SELECT group_concat(row, ';') FROM (SELECT agent || ':' || start_x || ',' || "
+             "start_y || '>' || goal_x || ',' || goal_y || '@' || final_x || ',' || final_y || "
+             "' r' || reached || ' c' || ifnull(completion_step, 'null') || ' e' || expansions "
+             "|| ' f' || failed_moves || ' p' || pushed || ' s' || searches AS row FROM "
+             "agent_results ORDER BY agent)",
+         t, sizeof t);
+  cr_expect_str_eq(t, "0:1,1>3,2@3,2 r1 c7 e40 f1 p0 s2;1:0,0>2,0@1,0 r0 cnull e12 f3 p1 s4");
+  cr_expect_eq(q_real(st, "SELECT completion_seconds FROM agent_results WHERE agent = 0"), 0.25);
+  cr_expect_eq(q_real(st, "SELECT travel_distance FROM agent_results WHERE agent = 0"),
+               2.0 + MAPF_SQRT2);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
+
+Test(store, bad_record_is_refused_and_nothing_is_written) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[2];
+  make_job(&j[0], 0, g);
+  make_job(&j[1], 1, g);
+  farm_record recs[2] = {j[0].rec, j[1].rec};
+  recs[1].job_key = "not-a-key";
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  char err[512] = "";
+  cr_expect_eq(farm_store_put(st, 0, recs, 2, err, sizeof err), -1);
+  cr_expect(strstr(err, "record 1: job_key must be 32 hex digits, found \"not-a-key\"") != NULL,
+            "got: %s", err);
+  recs[1].job_key = j[1].key;
+  j[1].agent[1].final = 12; /* outside the 4 x 3 grid */
+  cr_expect_eq(farm_store_put(st, 0, recs, 2, err, sizeof err), -1);
+  cr_expect(strstr(err, "agent 1 has a cell outside the 4x3 grid") != NULL, "got: %s", err);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 0);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
+
+Test(store, failure_inside_the_batch_rolls_back_all_of_it) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[3];
+  farm_record recs[3];
+  for (int i = 0; i < 3; i++) {
+    make_job(&j[i], i, g);
+    recs[i] = j[i].rec;
+  }
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  /* A trigger makes the third job's second agent row fail. */
+  char sql[256];
+  snprintf(sql, sizeof sql,
+           "CREATE TRIGGER boom BEFORE INSERT ON agent_results WHEN NEW.job_key = '%s' AND "
+           "NEW.agent = 1 BEGIN SELECT RAISE(ABORT, 'disk on fire'); END",
+           j[2].key);
+  cr_assert_eq(sqlite3_exec(farm_store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
+  char err[512] = "";
+  cr_expect_eq(farm_store_put(st, 0, recs, 3, err, sizeof err), -1);
+  cr_expect(strstr(err, "disk on fire") != NULL, "got: %s", err);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 0);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results"), 0);
+  /* The connection is usable afterwards. */
+  cr_assert_eq(sqlite3_exec(farm_store_db(st), "DROP TRIGGER boom", NULL, NULL, NULL),
+               SQLITE_OK);
+  put_ok(st, 0, recs, 3);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 3);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results"), 6);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
+
+/* ---- runs ---------------------------------------------------------------------------------- */
+
+Test(store, run_begin_and_end_record_provenance) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  farm_run_info info = {.plan_name = "quick", .plan_path = "configs/quick.yaml",
+                        .plan_text = "name: quick\n", .plan_hash = "0123456789abcdef",
+                        .threads = 2, .shard = "1/1", .jobs_total = 10, .jobs_pending = 4};
+  int64_t run = 0, run2 = 0;
+  char err[512] = "";
+  cr_assert_eq(farm_store_run_begin(st, &info, &run, err, sizeof err), 0, "%s", err);
+  cr_expect_gt(run, 0);
+  char t[512];
+  q_text(st, "SELECT plan_name || '|' || plan_path || '|' || plan_text || '|' || plan_hash || "
+             "'|' || threads || '|' || shard || '|' || jobs_total || '|' || jobs_pending || "
+             "'|' || status || '|' || ifnull(ended_at, 'null') FROM runs",
+         t, sizeof t);
+  cr_expect_str_eq(t, "quick|configs/quick.yaml|name: quick\n|0123456789abcdef|2|1/1|10|4|"
+                      "running|null");
+  cr_expect_eq(q_int(st, "SELECT length(version) > 0 AND length(compiler) > 0 AND "
+                         "length(cflags) > 0 AND length(host) > 0 AND started_at LIKE '____-"
+                         "__-__T__:__:__Z' FROM runs"),
+               1);
+
+  /* Results point at their run. */
+  mapf_grid *g = tiny_grid();
+  job j;
+  make_job(&j, 0, g);
+  put_ok(st, run, &j.rec, 1);
+  char sql[128];
+  snprintf(sql, sizeof sql, "SELECT run_id = %lld FROM results", (long long)run);
+  cr_expect_eq(q_int(st, sql), 1);
+
+  cr_assert_eq(farm_store_run_end(st, run, "done", 3, 1, 0, err, sizeof err), 0, "%s", err);
+  q_text(st, "SELECT status || '|' || n_ok || '|' || n_limit || '|' || n_error || '|' || "
+             "(ended_at >= started_at) FROM runs",
+         t, sizeof t);
+  cr_expect_str_eq(t, "done|3|1|0|1");
+  cr_expect_eq(q_int(st, "SELECT stored FROM run_summary"), 1);
+
+  cr_assert_eq(farm_store_run_begin(st, &info, &run2, err, sizeof err), 0, "%s", err);
+  cr_expect_gt(run2, run);
+  cr_expect_eq(farm_store_run_end(st, run2, "finished", 0, 0, 0, err, sizeof err), -1);
+  cr_expect(strstr(err, "done, failed or interrupted") != NULL, "got: %s", err);
+  cr_expect_eq(farm_store_run_end(st, 999, "failed", 0, 0, 0, err, sizeof err), -1);
+  cr_expect(strstr(err, "no run 999") != NULL, "got: %s", err);
+  cr_expect_eq(farm_store_run_end(st, run2, "interrupted", 0, 0, 0, err, sizeof err), 0);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
+
+/* ---- views --------------------------------------------------------------------------------- */
+
+Test(store, portfolio_view_picks_the_best_label_per_instance) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[3];
+  farm_record recs[3];
+  const char *labels[3] = {"FAR", "BMAA*", "BMAA*-f"};
+  const double rates[3] = {0.5, 1.0, 1.0};
+  const double steps[3] = {80.0, 30.0, 20.0};
+  for (int i = 0; i < 3; i++) {
+    make_job(&j[i], i, g);
+    j[i].rec.instance = 0;
+    j[i].rec.label = labels[i];
+    j[i].res.completion_rate = rates[i];
+    j[i].res.mean_completion_steps_capped = steps[i];
+    recs[i] = j[i].rec;
+  }
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, recs, 3);
+  char t[128];
+  q_text(st, "SELECT best_label || '|' || candidates FROM portfolio_labels", t, sizeof t);
+  cr_expect_str_eq(t, "BMAA*-f|3");
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM portfolio_labels"), 1);
+  cr_expect_eq(q_int(st, "SELECT jobs FROM report_cells WHERE label = 'FAR'"), 1);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
