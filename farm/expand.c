@@ -181,12 +181,12 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
                       "seed=%llu\n",
                       (unsigned long long)sp->grids[job->map]->hash, ss->generator,
                       (int)job->agents, (int)job->instance, (unsigned long long)plan->seed);
-  int len = head + snprintf(text + head, sizeof text - (size_t)head,
-                            "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,"
-                            "expansions:%lld\nexecution=%s\n",
-                            as->def->name, json, (long long)plan->limits.steps, secs,
-                            (long long)plan->limits.expansions,
-                            mapf_execution_name(plan->execution));
+  int len =
+      head + snprintf(text + head, sizeof text - (size_t)head,
+                      "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,"
+                      "expansions:%lld\nexecution=%s\n",
+                      as->def->name, json, (long long)plan->limits.steps, secs,
+                      (long long)plan->limits.expansions, mapf_execution_name(plan->execution));
   /* Both fit: the generator is "random", a parameter list is at most MAPF_MAX_PARAMS short
    * names with their values. */
   if ((size_t)len >= sizeof text) len = (int)sizeof text - 1;

@@ -74,6 +74,26 @@ static void print_diags(const farm_diags *ds, const char *text) {
   if (ds->n > 1) fprintf(stderr, "%d errors\n", (int)ds->n);
 }
 
+/* The whole file as a string, or NULL. */
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  size_t got;
+  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += got;
+    if (len + 1 == cap) {
+      char *b = len < (16u << 20) ? realloc(buf, cap *= 2) : NULL;
+      if (!b) break;
+      buf = b;
+    }
+  }
+  fclose(f);
+  if (buf) buf[len] = '\0';
+  return buf;
+}
+
 /* --maps DIR options, then MAPFARM_MAPS. */
 typedef struct map_dirs {
   const char *dir[MAX_MAP_DIRS];
@@ -152,7 +172,10 @@ static int load_plan(const char *path, map_dirs *md, farm_plan **plan, farm_spac
   farm_diags errs = {0};
   int rc = farm_plan_load(path, &po, plan, &errs);
   if (rc != MAPF_OK) {
-    print_diags(&errs, *plan ? (*plan)->text : NULL);
+    /* The plan is gone on error: read the text again to quote the offending lines. */
+    char *text = read_text(path);
+    print_diags(&errs, text);
+    free(text);
     if (errs.n == 0) fprintf(stderr, "%s: error: %s\n", path, mapf_strerror(rc));
     farm_diags_free(&errs);
     return -1;

@@ -29,17 +29,17 @@
 
 /* Bounds, so that a malicious plan cannot make the tool use unbounded memory or time before a
  * single job runs. Each is far above what a real plan needs. */
-#define PLAN_MAX_BYTES ((size_t)16 << 20)  /* plan text */
-#define PLAN_MAX_NODES 1000000             /* YAML nodes (scalars, lists, mappings) */
-#define PLAN_MAX_DEPTH 64                  /* nesting of lists and mappings */
-#define PLAN_MAX_LIST 100000               /* entries of one list or mapping; values of a range */
-#define PLAN_MAX_SCENARIOS 1024            /* entries of `scenarios` */
-#define PLAN_MAX_ALGORITHMS 1024           /* entries of `algorithms` */
-#define PLAN_MAX_AGENT_COUNTS 1000000      /* agent counts over all scenarios */
-#define PLAN_MAX_INSTANCES 1000000         /* `instances` of one scenario */
-#define PLAN_MAX_COMBOS 1000000            /* parameter combinations over all algorithms */
-#define PLAN_MAX_JOBS 1000000000LL         /* jobs of the whole plan */
-#define PLAN_MAX_ERRORS 50                 /* then "too many errors" and stop */
+#define PLAN_MAX_BYTES ((size_t)16 << 20) /* plan text */
+#define PLAN_MAX_NODES 1000000            /* YAML nodes (scalars, lists, mappings) */
+#define PLAN_MAX_DEPTH 64                 /* nesting of lists and mappings */
+#define PLAN_MAX_LIST 100000              /* entries of one list or mapping; values of a range */
+#define PLAN_MAX_SCENARIOS 1024           /* entries of `scenarios` */
+#define PLAN_MAX_ALGORITHMS 1024          /* entries of `algorithms` */
+#define PLAN_MAX_AGENT_COUNTS 1000000     /* agent counts over all scenarios */
+#define PLAN_MAX_INSTANCES 1000000        /* `instances` of one scenario */
+#define PLAN_MAX_COMBOS 1000000           /* parameter combinations over all algorithms */
+#define PLAN_MAX_JOBS 1000000000LL        /* jobs of the whole plan */
+#define PLAN_MAX_ERRORS 50                /* then "too many errors" and stop */
 
 /* ---- the tree ------------------------------------------------------------------------- */
 
@@ -49,23 +49,23 @@ typedef enum { PN_SCALAR, PN_SEQ, PN_MAP, PN_BAD } pnode_kind;
  * the checks skip it silently so one mistake gives one message. */
 typedef struct pnode {
   pnode_kind kind;
-  int line, col;        /* 1-based */
-  int plain;            /* scalar written without quotes */
-  char *str;            /* scalar text */
-  struct pnode **kids;  /* list items; for a mapping key0, value0, key1, value1, ... */
+  int line, col;       /* 1-based */
+  int plain;           /* scalar written without quotes */
+  char *str;           /* scalar text */
+  struct pnode **kids; /* list items; for a mapping key0, value0, key1, value1, ... */
   int32_t nkids, cap;
 } pnode;
 
 typedef struct pctx {
-  const char *file;     /* the plan's name in messages */
+  const char *file; /* the plan's name in messages */
   const char *text;
   size_t len;
   farm_diags *errs;
-  int32_t nerr;         /* errors reported */
-  int32_t nfail;        /* errors reported or dropped, and PN_BAD nodes met: a section whose
-                           count did not move is complete and valid */
-  int stop;             /* a YAML syntax error, a bound or too many errors: report no more */
-  int syntax;           /* the YAML itself was bad: MAPF_EPARSE */
+  int32_t nerr;  /* errors reported */
+  int32_t nfail; /* errors reported or dropped, and PN_BAD nodes met: a section whose
+                    count did not move is complete and valid */
+  int stop;      /* a YAML syntax error, a bound or too many errors: report no more */
+  int syntax;    /* the YAML itself was bad: MAPF_EPARSE */
   int oom;
   int64_t nnodes;
   yaml_parser_t parser;
@@ -385,8 +385,7 @@ static int parse_ull(const char *s, unsigned long long *out) {
 
 /* A finite decimal number (an integer or a real in C notation). */
 static int parse_real(const char *s, double *out) {
-  if (!*s || (s[0] != '-' && s[0] != '+' && s[0] != '.' && (s[0] < '0' || s[0] > '9')))
-    return -1;
+  if (!*s || (s[0] != '-' && s[0] != '+' && s[0] != '.' && (s[0] < '0' || s[0] > '9'))) return -1;
   char *end = NULL;
   double v = strtod(s, &end);
   if (end == s || *end || !isfinite(v)) return -1;
@@ -439,13 +438,11 @@ static int get_u64(pctx *c, const pnode *v, const char *key, uint64_t *out) {
   return -1;
 }
 
-static int get_real(pctx *c, const pnode *v, const char *key, double min, double max,
-                    double *out) {
+static int get_real(pctx *c, const pnode *v, const char *key, double min, double max, double *out) {
   char fbuf[80], lo[32], hi[32];
   if (bad(c, v)) return -1;
   double x = 0;
-  if (v->kind == PN_SCALAR && !is_null(v) && parse_real(v->str, &x) == 0 && x >= min &&
-      x <= max) {
+  if (v->kind == PN_SCALAR && !is_null(v) && parse_real(v->str, &x) == 0 && x >= min && x <= max) {
     *out = x;
     return 0;
   }
@@ -454,8 +451,7 @@ static int get_real(pctx *c, const pnode *v, const char *key, double min, double
   if (isinf(max))
     perr(c, v->line, v->col, "%s: expected a number >= %s, found %s", key, lo, FOUND(v));
   else
-    perr(c, v->line, v->col, "%s: expected a number in [%s, %s], found %s", key, lo, hi,
-         FOUND(v));
+    perr(c, v->line, v->col, "%s: expected a number in [%s, %s], found %s", key, lo, hi, FOUND(v));
   return -1;
 }
 
@@ -507,15 +503,15 @@ typedef struct kv {
  * {NULL, NULL}. Unknown keys (with a suggestion) and repeated keys are errors. `in` names the
  * mapping in messages ("scenario", "params of bmaa"); NULL means the top level. O(pairs * n). */
 static void walk_map(pctx *c, const pnode *m, const char *const *names, int32_t n, kv *found_kv,
-                    const char *in) {
+                     const char *in) {
   char fbuf[80], h[480];
   for (int32_t i = 0; i < n; i++) found_kv[i].key = found_kv[i].val = NULL;
   for (int32_t p = 0; p < node_pairs(m); p++) {
     const pnode *k = m->kids[2 * p], *v = m->kids[2 * p + 1];
     if (bad(c, k)) continue;
     if (k->kind != PN_SCALAR || is_null(k)) {
-      perr(c, k->line, k->col, "expected a key name%s%s, found %s", in ? " in " : "",
-           in ? in : "", FOUND(k));
+      perr(c, k->line, k->col, "expected a key name%s%s, found %s", in ? " in " : "", in ? in : "",
+           FOUND(k));
       continue;
     }
     int32_t i = 0;
@@ -527,8 +523,8 @@ static void walk_map(pctx *c, const pnode *m, const char *const *names, int32_t 
       else
         perr(c, k->line, k->col, "unknown top-level key \"%s\"%s", k->str, h);
     } else if (found_kv[i].key) {
-      perr(c, k->line, k->col, "duplicate key \"%s\" (first given at line %d, column %d)",
-           k->str, found_kv[i].key->line, found_kv[i].key->col);
+      perr(c, k->line, k->col, "duplicate key \"%s\" (first given at line %d, column %d)", k->str,
+           found_kv[i].key->line, found_kv[i].key->col);
     } else {
       found_kv[i].key = k;
       found_kv[i].val = v;
@@ -642,8 +638,8 @@ enum { G_KIND, G_WIDTH, G_HEIGHT, G_DENSITY, G_ROOM, G_DOORS, G_CORRIDOR, G_SEED
 /* `generate: {kind, width, height, ...}`. The map seed defaults to 0 and does not depend on
  * the plan seed: the same generate entry gives the same map in every plan. */
 static void parse_generate(pctx *c, farm_map_spec *ms, const pnode *g) {
-  static const char *const keys[G_N] = {"kind", "width",    "height", "density",
-                                        "room", "doors",    "corridor", "seed"};
+  static const char *const keys[G_N] = {"kind", "width", "height",   "density",
+                                        "room", "doors", "corridor", "seed"};
   static const char *const kinds[3] = {"random", "rooms", "maze"};
   /* Which keys each kind takes (rows: random, rooms, maze; columns: keys). */
   static const int applies[3][G_N] = {
@@ -709,8 +705,8 @@ static void parse_generate(pctx *c, farm_map_spec *ms, const pnode *g) {
   }
   if (c->nfail != before) return;
   if ((long long)p->width * p->height > MAPF_GRID_MAX_CELLS) {
-    perr(c, g->line, g->col, "a %dx%d map has more than %d cells", (int)p->width,
-         (int)p->height, MAPF_GRID_MAX_CELLS);
+    perr(c, g->line, g->col, "a %dx%d map has more than %d cells", (int)p->width, (int)p->height,
+         MAPF_GRID_MAX_CELLS);
     return;
   }
   char name[160], exact[256];
@@ -738,8 +734,10 @@ static void parse_maps(pctx *c, farm_plan *plan, const pnode *v, const char *dir
   char fbuf[80];
   if (bad(c, v)) return;
   if (v->kind != PN_SEQ || v->nkids == 0) {
-    perr(c, v->line, v->col, "maps: expected a non-empty list of map files and generate "
-         "entries, found %s", FOUND(v));
+    perr(c, v->line, v->col,
+         "maps: expected a non-empty list of map files and generate "
+         "entries, found %s",
+         FOUND(v));
     return;
   }
   plan->maps = calloc((size_t)v->nkids, sizeof *plan->maps);
@@ -767,11 +765,15 @@ static void parse_maps(pctx *c, farm_plan *plan, const pnode *v, const char *dir
       if (g->kind == PN_MAP)
         parse_generate(c, ms, g);
       else if (!bad(c, g))
-        perr(c, g->line, g->col, "generate: expected a mapping (kind, width, height, ...), "
-             "found %s", FOUND(g));
+        perr(c, g->line, g->col,
+             "generate: expected a mapping (kind, width, height, ...), "
+             "found %s",
+             FOUND(g));
     } else {
-      perr(c, it->line, it->col, "maps: expected a map file or a mapping with generate, "
-           "found %s", FOUND(it));
+      perr(c, it->line, it->col,
+           "maps: expected a map file or a mapping with generate, "
+           "found %s",
+           FOUND(it));
     }
   }
   if (c->nfail != before || c->stop) return;
@@ -801,8 +803,10 @@ static void parse_maps(pctx *c, farm_plan *plan, const pnode *v, const char *dir
       int32_t first = j - 1;
       while (first > 0 && !strcmp(k[first - 1].key, k[j].key)) first--;
       const farm_map_spec *a = &plan->maps[k[first].i], *b = &plan->maps[k[j].i];
-      perr(c, b->line, b->col, "map \"%s\" is listed twice (first at line %d, column %d); its "
-           "jobs would repeat", b->source, a->line, a->col);
+      perr(c, b->line, b->col,
+           "map \"%s\" is listed twice (first at line %d, column %d); its "
+           "jobs would repeat",
+           b->source, a->line, a->col);
     }
   } else {
     perr_fatal_oom(c);
@@ -845,7 +849,8 @@ static void parse_agents(pctx *c, farm_scen_spec *ss, const pnode *v) {
   if (v->kind == PN_SEQ) {
     const int32_t n = v->nkids;
     if (n <= 0) {
-      perr(c, v->line, v->col, "agents: expected an integer >= 1 or a non-empty list of them, "
+      perr(c, v->line, v->col,
+           "agents: expected an integer >= 1 or a non-empty list of them, "
            "found an empty list");
       return;
     }
@@ -899,8 +904,10 @@ static void parse_agents(pctx *c, farm_scen_spec *ss, const pnode *v) {
   }
   long long count = (to - from) / step + 1;
   if (count > PLAN_MAX_LIST) {
-    perr(c, r->line, r->col, "range: [%lld, %lld, %lld] gives %lld agent counts; at most %d "
-         "are allowed", from, to, step, count, PLAN_MAX_LIST);
+    perr(c, r->line, r->col,
+         "range: [%lld, %lld, %lld] gives %lld agent counts; at most %d "
+         "are allowed",
+         from, to, step, count, PLAN_MAX_LIST);
     return;
   }
   ss->agents = malloc((size_t)count * sizeof *ss->agents);
@@ -948,8 +955,10 @@ static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
     ss->instances = 1;
     if (bad(c, it)) continue;
     if (it->kind != PN_MAP) {
-      perr(c, it->line, it->col, "scenarios: expected a mapping (generator, agents, instances), "
-           "found %s", FOUND(it));
+      perr(c, it->line, it->col,
+           "scenarios: expected a mapping (generator, agents, instances), "
+           "found %s",
+           FOUND(it));
       continue;
     }
     kv f[3];
@@ -975,8 +984,8 @@ static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
       ss->instances = (int32_t)x;
   }
   if (!c->stop && total > PLAN_MAX_AGENT_COUNTS)
-    perr(c, v->line, v->col, "scenarios: %lld agent counts in all; at most %d are allowed",
-         total, PLAN_MAX_AGENT_COUNTS);
+    perr(c, v->line, v->col, "scenarios: %lld agent counts in all; at most %d are allowed", total,
+         PLAN_MAX_AGENT_COUNTS);
   if (c->stop || total > PLAN_MAX_AGENT_COUNTS) {
     free(agents_node);
     return;
@@ -1002,8 +1011,10 @@ static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
     /* One message per later scenario, naming the earliest scenario with that count. */
     const farm_scen_spec *first = &plan->scens[a[run].scen];
     const pnode *an = agents_node[a[i].scen];
-    perr(c, an->line, an->col, "agents: %d is also in the scenario at line %d, column %d; its "
-         "instances would run twice", (int)a[i].agents, first->line, first->col);
+    perr(c, an->line, an->col,
+         "agents: %d is also in the scenario at line %d, column %d; its "
+         "instances would run twice",
+         (int)a[i].agents, first->line, first->col);
     reported[a[i].scen] = 1;
   }
   free(a);
@@ -1113,8 +1124,10 @@ static void parse_params(pctx *c, farm_algo_spec *as, const kv *pf, const pnode 
     col = pf->key->col;
     if (m->kind != PN_MAP && !is_null(m)) {
       if (!bad(c, m))
-        perr(c, m->line, m->col, "params: expected a mapping of parameter names to values, "
-             "found %s", FOUND(m));
+        perr(c, m->line, m->col,
+             "params: expected a mapping of parameter names to values, "
+             "found %s",
+             FOUND(m));
       return;
     }
     const char *names[MAPF_MAX_PARAMS];
@@ -1144,8 +1157,10 @@ static void parse_params(pctx *c, farm_algo_spec *as, const kv *pf, const pnode 
   long long n = 1;
   for (int32_t a = 0; a < as->naxes; a++) n = sat_mul(n, as->axes[a].nvalues);
   if (n > *combos_left) {
-    perr(c, line, col, "params of %s: %lld combinations; the algorithms may give at most %d "
-         "in all", def->name, n, PLAN_MAX_COMBOS);
+    perr(c, line, col,
+         "params of %s: %lld combinations; the algorithms may give at most %d "
+         "in all",
+         def->name, n, PLAN_MAX_COMBOS);
     return;
   }
   *combos_left -= n;
@@ -1241,7 +1256,8 @@ static void check_combo_repeats(pctx *c, const farm_plan *plan, long long total)
       perr(c, later->line, later->col, "algorithm %s gives the parameters %s twice",
            later->def->name, json);
     else
-      perr(c, later->line, later->col, "algorithm %s with parameters %s is also the entry at "
+      perr(c, later->line, later->col,
+           "algorithm %s with parameters %s is also the entry at "
            "line %d, column %d; its jobs would run twice (labels are not part of a job)",
            later->def->name, json, first->line, first->col);
   }
@@ -1282,8 +1298,10 @@ static void parse_algorithms(pctx *c, farm_plan *plan, const pnode *v) {
     as->ncombos = 1;
     if (bad(c, it)) continue;
     if (it->kind != PN_MAP) {
-      perr(c, it->line, it->col, "algorithms: expected a mapping (name, label, params), "
-           "found %s", FOUND(it));
+      perr(c, it->line, it->col,
+           "algorithms: expected a mapping (name, label, params), "
+           "found %s",
+           FOUND(it));
       continue;
     }
     kv f[3];
@@ -1358,8 +1376,10 @@ static void parse_root(pctx *c, farm_plan *plan, const pnode *root, const char *
   }
   if (bad(c, root)) return;
   if (root->kind != PN_MAP) {
-    perr(c, root->line, root->col, "expected a mapping of plan keys (name, seed, maps, "
-         "scenarios, algorithms, limits, execution), found %s", FOUND(root));
+    perr(c, root->line, root->col,
+         "expected a mapping of plan keys (name, seed, maps, "
+         "scenarios, algorithms, limits, execution), found %s",
+         FOUND(root));
     return;
   }
   kv f[K_N];
@@ -1385,7 +1405,8 @@ static void parse_root(pctx *c, farm_plan *plan, const pnode *root, const char *
   for (int32_t a = 0; a < plan->nalgos; a++) combos = sat_add(combos, plan->algos[a].ncombos);
   long long jobs = sat_mul(sat_mul(plan->nmaps, per_map), combos);
   if (jobs > PLAN_MAX_JOBS)
-    perr(c, root->line, root->col, "the plan has %s%lld jobs; at most %lld are allowed (%d "
+    perr(c, root->line, root->col,
+         "the plan has %s%lld jobs; at most %lld are allowed (%d "
          "maps x %lld instances x %lld algorithm configurations)",
          jobs == LLONG_MAX ? "more than " : "", jobs, PLAN_MAX_JOBS, (int)plan->nmaps, per_map,
          combos);

@@ -181,8 +181,7 @@ Test(expand, gives_every_job_of_a_plan_a_distinct_key) {
   }
   qsort(keys, (size_t)l.sp.njobs, sizeof *keys, cmp_key);
   for (int64_t i = 1; i < l.sp.njobs; i++)
-    cr_assert(keys[i].hi != keys[i - 1].hi || keys[i].lo != keys[i - 1].lo,
-              "two jobs share a key");
+    cr_assert(keys[i].hi != keys[i - 1].hi || keys[i].lo != keys[i - 1].lo, "two jobs share a key");
   free(keys);
   unload(&l);
 }
@@ -230,9 +229,9 @@ Test(expand, keys_are_stable_across_loads) {
   unload(&b);
 }
 
-#define PLAN_HEAD                                                                              \
-  "name: t\n"                                                                                  \
-  "maps: [tiny.map, {generate: {kind: random, width: 9, height: 7, seed: 5}}]\n"               \
+#define PLAN_HEAD                                                                                  \
+  "name: t\n"                                                                                      \
+  "maps: [tiny.map, {generate: {kind: random, width: 9, height: 7, seed: 5}}]\n"                   \
   "scenarios: [{agents: [2, 3], instances: 2}]\n"
 
 Test(expand, reordering_algorithms_keeps_every_key) {
@@ -288,9 +287,9 @@ Test(expand, a_parameter_is_part_of_the_key) {
 }
 
 Test(expand, limits_execution_and_seed_are_part_of_the_key) {
-  static const char *const variants[] = {
-      "limits: {steps: 999}\n", "limits: {seconds: 1}\n", "limits: {expansions: 5}\n",
-      "execution: single-pass\n", "seed: 2\n"};
+  static const char *const variants[] = {"limits: {steps: 999}\n", "limits: {seconds: 1}\n",
+                                         "limits: {expansions: 5}\n", "execution: single-pass\n",
+                                         "seed: 2\n"};
   loaded base;
   load_text(&base, PLAN_HEAD "algorithms: [{name: bmaa}]\n");
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
@@ -366,8 +365,7 @@ Test(expand, names_generated_maps_as_the_plan_does) {
   loaded l;
   load_file(&l, "good.yaml");
   for (int32_t i = 0; i < l.plan->nmaps; i++)
-    if (l.plan->maps[i].generated)
-      cr_assert_str_eq(l.sp.grids[i]->name, l.plan->maps[i].source);
+    if (l.plan->maps[i].generated) cr_assert_str_eq(l.sp.grids[i]->name, l.plan->maps[i].source);
   cr_assert_str_eq(l.sp.grids[0]->name, "tiny.map");
   unload(&l);
 }

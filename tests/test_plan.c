@@ -200,7 +200,7 @@ Test(plan, missing_file_is_an_io_error) {
   cr_assert_eq(errs.n, 1);
   char *all = format_all(&errs);
   cr_assert_str_eq(all, PLANS "/no-such-plan.yaml: error: cannot read the plan: No such file or "
-                        "directory\n");
+                              "directory\n");
   free(all);
   farm_diags_free(&errs);
 }
@@ -311,6 +311,8 @@ static struct bad_plan bad_plans[] = {
      MAPF_EINVAL,
      {"4:20: error: agents: 2 is listed twice",
       "7:13: error: agents: 4 is also in the scenario at line 5, column 5; its instances would "
+      "run twice",
+      "8:13: error: agents: 4 is also in the scenario at line 5, column 5; its instances would "
       "run twice"}},
     {"repeated_params.yaml",
      MAPF_EINVAL,
@@ -395,8 +397,7 @@ static char *repeat(const char *head, const char *item, const char *sep, long co
   cr_assert_not_null(s);
   size_t len = 0;
   len += (size_t)sprintf(s + len, "%s", head);
-  for (long i = 0; i < count; i++)
-    len += (size_t)sprintf(s + len, "%s%s", i ? sep : "", item);
+  for (long i = 0; i < count; i++) len += (size_t)sprintf(s + len, "%s%s", i ? sep : "", item);
   sprintf(s + len, "%s", tail);
   return s;
 }
@@ -452,8 +453,8 @@ Test(plan, refuses_aliases_without_expanding_them) {
   int rc;
   char *all = parse_text(text, &rc);
   cr_assert_eq(rc, MAPF_EINVAL);
-  cr_assert(strstr(all, "mem/plan.yaml:3:8: error: aliases are not supported (found \"*a\")"),
-            "%s", all);
+  cr_assert(strstr(all, "mem/plan.yaml:3:8: error: aliases are not supported (found \"*a\")"), "%s",
+            all);
   free(all);
 }
 

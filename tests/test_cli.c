@@ -1,0 +1,380 @@
+/* test_cli.c: the mapfarm command end to end, as a user runs it: solve with a trace checked
+ * move by move, run and resume, SIGKILL and rerun, bad input leaving a database untouched,
+ * reports and expansion. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grid.h"
+#include "testutil.h"
+
+#ifndef MAPFARM_BINARY
+#error "MAPFARM_BINARY must name the mapfarm executable"
+#endif
+
+static char tmpdir[256];
+
+static void make_tmpdir(void) {
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/mapfarm-cli-XXXXXX");
+  cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system(cmd) != 0) cr_log_warn("cannot remove %s", tmpdir);
+}
+
+TestSuite(cli, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return strdup("");
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  size_t got = fread(buf, 1, (size_t)n, f);
+  buf[got] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* Runs `mapfarm ARGS` with the given stdout and stderr captured; returns the exit status. */
+static int mapfarm(char **out, char **err, const char *fmt, ...) {
+  char args[4096], cmd[8192], o[512], e[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  snprintf(o, sizeof o, "%s/stdout", tmpdir);
+  snprintf(e, sizeof e, "%s/stderr", tmpdir);
+  snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s'", MAPFARM_BINARY, args, o, e);
+  int st = system(cmd);
+  if (out) *out = slurp(o);
+  if (err) *err = slurp(e);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int64_t query_int(const char *db, const char *sql) {
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_busy_timeout(h, 5000);
+  sqlite3_stmt *s;
+  cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+  int64_t v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  return v;
+}
+
+/* The rows of a query, one per line, columns separated by '|' (for comparing databases). */
+static char *query_text(const char *db, const char *sql) {
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *s;
+  cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+  size_t len = 0;
+  char *buf = NULL;
+  FILE *f = open_memstream(&buf, &len);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    for (int c = 0; c < sqlite3_column_count(s); c++)
+      fprintf(f, "%s%s", c ? "|" : "", (const char *)sqlite3_column_text(s, c));
+    fputc('\n', f);
+  }
+  fclose(f);
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  return buf;
+}
+
+static double metric(const char *out, const char *name) {
+  char key[128];
+  snprintf(key, sizeof key, "\n%s: ", name);
+  const char *p = strstr(out, key);
+  cr_assert_not_null(p, "no %s in output:\n%s", name, out);
+  return strtod(p + strlen(key), NULL);
+}
+
+/* Parses "(x,y),(x,y),..." into cells; returns the count. */
+static int parse_cells(const mapf_grid *g, const char *s, int32_t *cells, int max) {
+  int n = 0;
+  while (*s == '(' && n < max) {
+    int x, y, used;
+    cr_assert_eq(sscanf(s, "(%d,%d)%n", &x, &y, &used), 2, "bad cell list at %.20s", s);
+    cr_assert(mapf_grid_in(g, x, y), "cell (%d,%d) outside the map", x, y);
+    cells[n++] = mapf_grid_id(g, x, y);
+    s += used;
+    if (*s == ',') s++;
+  }
+  return n;
+}
+
+/* Checks a trace file on its own terms: header, positions at t = 0 equal the starts, every step
+ * a wait or a legal move, no two agents on one cell, no swaps. Returns the fraction of agents
+ * whose last position is their goal, and sets *steps to the last time step. */
+static double check_trace(const char *path, const mapf_grid *g, int agents, int64_t *steps) {
+  char *text = slurp(path);
+  int32_t *starts = calloc((size_t)agents, sizeof *starts);
+  int32_t *goals = calloc((size_t)agents, sizeof *goals);
+  int32_t *prev = calloc((size_t)agents, sizeof *prev);
+  int32_t *cur = calloc((size_t)agents, sizeof *cur);
+  int32_t *mark = calloc((size_t)g->ncells, sizeof *mark);
+  char want[64];
+  snprintf(want, sizeof want, "agents=%d\n", agents);
+  cr_assert(strncmp(text, want, strlen(want)) == 0, "trace header: %.40s", text);
+  const char *p = strstr(text, "\nstarts=");
+  cr_assert_not_null(p);
+  cr_assert_eq(parse_cells(g, p + 8, starts, agents), agents);
+  p = strstr(text, "\ngoals=");
+  cr_assert_not_null(p);
+  cr_assert_eq(parse_cells(g, p + 7, goals, agents), agents);
+  p = strstr(text, "\nsolution=\n");
+  cr_assert_not_null(p);
+  p += 11;
+  int64_t t = -1;
+  while (*p) {
+    long long tt;
+    int used;
+    cr_assert_eq(sscanf(p, "%lld:%n", &tt, &used), 1);
+    cr_assert_eq(tt, t + 1, "time steps must follow each other");
+    t = tt;
+    cr_assert_eq(parse_cells(g, p + used, cur, agents), agents, "step %lld", tt);
+    for (int a = 0; a < agents; a++) {
+      cr_assert(g->passable[cur[a]], "agent %d on a blocked cell at t=%lld", a, tt);
+      cr_assert_eq(mark[cur[a]], 0, "two agents on one cell at t=%lld", tt);
+      mark[cur[a]] = a + 1;
+    }
+    if (t == 0) {
+      for (int a = 0; a < agents; a++) cr_assert_eq(cur[a], starts[a], "start of agent %d", a);
+    } else {
+      for (int a = 0; a < agents; a++) {
+        if (cur[a] == prev[a]) continue;
+        int d = mapf_grid_dir(g, prev[a], cur[a]);
+        cr_assert(d >= 0 && (g->moves[prev[a]] >> d & 1), "illegal move of agent %d at t=%lld",
+                  a, tt);
+        int b = mark[prev[a]] - 1; /* who stands now where a stood */
+        cr_assert(!(b >= 0 && b != a && prev[b] == cur[a]), "agents %d and %d swapped", a, b);
+      }
+    }
+    for (int a = 0; a < agents; a++) mark[cur[a]] = 0;
+    memcpy(prev, cur, (size_t)agents * sizeof *cur);
+    p = strchr(p, '\n');
+    if (!p) break;
+    p++;
+  }
+  cr_assert_geq(t, 0, "no time steps in the trace");
+  int reached = 0;
+  for (int a = 0; a < agents; a++) reached += prev[a] == goals[a];
+  *steps = t;
+  free(text);
+  free(starts);
+  free(goals);
+  free(prev);
+  free(cur);
+  free(mark);
+  return (double)reached / agents;
+}
+
+/* The issue's acceptance check: a BMAA* trace on lak307d in which every move is legal and whose
+ * final positions give the printed completion rate. */
+Test(cli, solve_writes_a_legal_trace_that_matches_the_metrics) {
+  REQUIRE_MAPS(maps);
+  const char *variants[] = {"", "--param push=true", "--execution single-pass",
+                            "--param vision=3 --param expansions=8 --param moves=4"};
+  for (int v = 0; v < 4; v++) {
+    char *out, *err, trace[512], map[4200];
+    snprintf(trace, sizeof trace, "%s/t%d.txt", tmpdir, v);
+    snprintf(map, sizeof map, "%s/dao/lak307d.map", maps);
+    int rc = mapfarm(&out, &err,
+                     "solve --map '%s' --generator random --agents 100 --seed 1 --algo bmaa "
+                     "--trace '%s' %s",
+                     map, trace, variants[v]);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+    mapf_grid *g = NULL;
+    mapf_diag d = {0};
+    cr_assert_eq(mapf_grid_load(map, &g, &d), MAPF_OK);
+    int64_t steps;
+    double rate = check_trace(trace, g, 100, &steps);
+    cr_assert_float_eq(rate, metric(out, "completion_rate"), 1e-9, "variant %d", v);
+    cr_assert_eq(steps, (int64_t)metric(out, "steps"));
+    cr_assert_gt(rate, 0.5, "variant %d: completion %.2f", v, rate);
+    mapf_grid_free(g);
+    free(out);
+    free(err);
+  }
+}
+
+Test(cli, exported_scenario_reproduces_the_instance) {
+  char *out1, *out2, *err, scen[512], map[512];
+  snprintf(scen, sizeof scen, "%s/inst.scen", tmpdir);
+  snprintf(map, sizeof map, "%s/tests/data/maps/two_rooms.map", MAPFARM_SOURCE_DIR);
+  cr_assert_eq(mapfarm(&out1, &err,
+                       "solve --map '%s' --generator random --agents 6 --seed 9 --algo bmaa "
+                       "--export-scen '%s'", map, scen), 0, "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(&out2, &err, "solve --map '%s' --scen '%s' --algo bmaa", map, scen), 0,
+               "%s", err);
+  char *scen_text = slurp(scen);
+  cr_assert(strncmp(scen_text, "version 1\n", 10) == 0);
+  /* Same instance, same algorithm: the same non-timing metrics. */
+  const char *names[] = {"completion_rate", "mean_travel_distance", "steps", "expansions"};
+  for (int i = 0; i < 4; i++)
+    cr_assert_float_eq(metric(out1, names[i]), metric(out2, names[i]), 1e-12, "%s", names[i]);
+  free(scen_text);
+  free(out1);
+  free(out2);
+  free(err);
+}
+
+static void plan_path(char *buf, size_t n, const char *name) {
+  snprintf(buf, n, "%s/tests/data/cli/%s", MAPFARM_SOURCE_DIR, name);
+}
+
+Test(cli, expand_prints_the_job_count_first) {
+  char plan[512], *out, *err;
+  plan_path(plan, sizeof plan, "small.yaml");
+  cr_assert_eq(mapfarm(&out, &err, "expand '%s' --list", plan), 0, "%s", err);
+  cr_assert(strncmp(out, "40 jobs\n", 8) == 0, "%.40s", out);
+  cr_assert(strstr(out, "\nalgorithm bmaa (BMAA*-f): 20\n") != NULL, "%s", out);
+  /* --list: a header and one TSV row per job. */
+  int lines = 0;
+  for (const char *p = strstr(out, "key\tmap"); p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+    lines++;
+  cr_assert_eq(lines, 41);
+  free(out);
+  free(err);
+}
+
+Test(cli, run_stores_every_job_and_a_rerun_runs_nothing) {
+  char plan[512], db[512], *out, *err;
+  plan_path(plan, sizeof plan, "small.yaml");
+  snprintf(db, sizeof db, "%s/r.db", tmpdir);
+  cr_assert_eq(mapfarm(&out, &err, "run '%s' --db '%s' --threads 2", plan, db), 0, "%s", err);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results"), 40);
+  cr_assert_eq(query_int(db, "SELECT count(DISTINCT job_key) FROM results"), 40);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM agent_results"), 4 * 5 * (5 + 20));
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM runs WHERE status = 'done'"), 1);
+  free(out);
+  free(err);
+  cr_assert_eq(mapfarm(&out, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  cr_assert(strstr(err, "nothing to run") != NULL, "%s", err);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results"), 40);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM runs"), 1);
+  free(out);
+  free(err);
+
+  /* The report: maps as rows, labels as columns, an Overall row and column. */
+  cr_assert_eq(mapfarm(&out, &err, "report --db '%s' completion-rate --format csv", db), 0, "%s",
+               err);
+  cr_assert(strncmp(out, "Map,BMAA*,BMAA*-f,Overall\n", 26) == 0, "%s", out);
+  cr_assert(strstr(out, "\nOverall,") != NULL, "%s", out);
+  free(out);
+  free(err);
+}
+
+Test(cli, results_do_not_depend_on_the_thread_count) {
+  char plan[512], db1[512], db2[512];
+  plan_path(plan, sizeof plan, "small.yaml");
+  snprintf(db1, sizeof db1, "%s/one.db", tmpdir);
+  snprintf(db2, sizeof db2, "%s/two.db", tmpdir);
+  cr_assert_eq(mapfarm(NULL, NULL, "run '%s' --db '%s' --threads 1", plan, db1), 0);
+  cr_assert_eq(mapfarm(NULL, NULL, "run '%s' --db '%s' --threads 2", plan, db2), 0);
+  const char *sql =
+      "SELECT job_key, status, completion_rate, mean_completion_steps, mean_travel_distance, "
+      "steps, expansions, failed_moves, pushes, searches FROM results ORDER BY job_key";
+  char *a = query_text(db1, sql), *b = query_text(db2, sql);
+  cr_assert_str_eq(a, b);
+  free(a);
+  free(b);
+}
+
+/* SIGKILL at several moments, then the same command again: every job present exactly once,
+ * with the same non-timing values as an uninterrupted run. */
+Test(cli, a_killed_run_finishes_on_rerun_with_no_job_lost_or_doubled, .timeout = 600) {
+  char plan[512], db[512], ref[512];
+  plan_path(plan, sizeof plan, "slow.yaml");
+  snprintf(db, sizeof db, "%s/k.db", tmpdir);
+  snprintf(ref, sizeof ref, "%s/ref.db", tmpdir);
+  int64_t total = 300;
+  for (int round = 0; round < 3; round++) {
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+      int fd = open("/dev/null", O_WRONLY);
+      dup2(fd, 2);
+      execl(MAPFARM_BINARY, "mapfarm", "run", plan, "--db", db, "--threads", "2", (char *)NULL);
+      _exit(127);
+    }
+    /* Wait until this round has stored some jobs, then kill without warning. */
+    int64_t before = round == 0 ? 0 : query_int(db, "SELECT count(*) FROM results");
+    for (int i = 0; i < 600; i++) {
+      nanosleep(&(struct timespec){0, 20000000}, NULL);
+      if (access(db, 0) == 0 &&
+          query_int(db, "SELECT count(*) FROM results") >= before + 10 * (round + 1))
+        break;
+    }
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFSIGNALED(st), "the run ended before it could be killed; make slow.yaml slower");
+    int64_t n = query_int(db, "SELECT count(*) FROM results");
+    cr_assert_lt(n, total, "round %d: nothing left to resume", round);
+  }
+  char *err;
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --threads 2", plan, db), 0, "%s", err);
+  free(err);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results"), total);
+  cr_assert_eq(query_int(db, "SELECT count(DISTINCT job_key) FROM results"), total);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM (SELECT job_key FROM agent_results "
+                             "GROUP BY job_key)"), total);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results r WHERE agents <> (SELECT count(*) "
+                             "FROM agent_results a WHERE a.job_key = r.job_key)"), 0);
+
+  cr_assert_eq(mapfarm(NULL, NULL, "run '%s' --db '%s' --threads 2", plan, ref), 0);
+  const char *sql = "SELECT job_key, status, completion_rate, mean_travel_distance, steps, "
+                    "expansions FROM results ORDER BY job_key";
+  char *a = query_text(db, sql), *b = query_text(ref, sql);
+  cr_assert_str_eq(a, b);
+  free(a);
+  free(b);
+}
+
+Test(cli, a_bad_plan_reports_every_error_and_leaves_the_database_alone) {
+  char plan[512], bad[512], db[512], *err;
+  plan_path(plan, sizeof plan, "small.yaml");
+  plan_path(bad, sizeof bad, "bad.yaml");
+  snprintf(db, sizeof db, "%s/keep.db", tmpdir);
+  cr_assert_eq(mapfarm(NULL, NULL, "run '%s' --db '%s'", plan, db), 0);
+  char *before = slurp(db);
+  int rc = mapfarm(NULL, &err, "run '%s' --db '%s'", bad, db);
+  cr_assert_eq(rc, 2, "exit %d", rc);
+  char where[600];
+  snprintf(where, sizeof where, "%s:6:13: error: ", bad);
+  cr_assert(strstr(err, where) != NULL, "no %s in:\n%s", where, err);
+  cr_assert(strstr(err, "did you mean \"vision\"") != NULL, "%s", err);
+  char *after = slurp(db);
+  cr_assert(memcmp(before, after, 4096) == 0, "the database changed");
+  free(before);
+  free(after);
+  free(err);
+}
+
+Test(cli, bad_arguments_exit_2_with_a_message) {
+  char *err;
+  cr_assert_eq(mapfarm(NULL, &err, "rnu"), 2);
+  cr_assert(strstr(err, "did you mean \"run\"") != NULL, "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "solve --map /nonexistent.map --generator random "
+                                   "--agents 3 --algo bmaa"), 2);
+  cr_assert(strstr(err, "/nonexistent.map") != NULL, "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "report --db '%s/none.db' completion-rate", tmpdir), 2);
+  free(err);
+  cr_assert_eq(access("none.db", 0), -1, "report must not create a database");
+}
