@@ -32,6 +32,7 @@ int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goa
   if (mapf__search_begin(s, g->ncells) < 0) return MAPF_ENOMEM;
 
   mapf__node *nd = s->node;
+  int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
   nd[start].g = 0;
   nd[start].parent = -1;
   nd[start].gen = s->gen;
@@ -42,6 +43,7 @@ int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goa
     if (s->heap[0].id == goal) break; /* Alg. 1 line 7: First() is the goal. */
     mapf__entry e = mapf__open_pop(s);
     int32_t u = e.id;
+    int32_t ux = u % g->width, uy = u / g->width;
     r->expansions++;
     uint8_t m = g->moves[u];
     for (int d = 0; d < 8; d++) {
@@ -56,7 +58,8 @@ int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goa
       }
       nd[v].g = ng;
       nd[v].parent = u;
-      if (mapf__open_push(s, v, ng, ng + mapf_octile(g, v, goal)) < 0) return MAPF_ENOMEM;
+      double h = mapf_octile_xy(ux + mapf_dir_dx[d], uy + mapf_dir_dy[d], gx, gy);
+      if (mapf__open_push(s, v, ng, ng + h) < 0) return MAPF_ENOMEM;
     }
   }
   if (s->heap_len == 0) return MAPF_OK;

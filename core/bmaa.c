@@ -113,9 +113,12 @@ static void bmaa_free(void *state) {
   free(b);
 }
 
-static inline double h_of(const mapf_grid *g, const bmaa_agent *ag, int32_t c, int32_t goal) {
+/* h(c): the learned value if the agent has one, else the octile distance from (x, y), the
+ * coordinates of c, to the goal (gx, gy). */
+static inline double h_of(const bmaa_agent *ag, int32_t c, int32_t x, int32_t y, int32_t gx,
+                          int32_t gy) {
   double v;
-  return hmap_get(&ag->h, c, &v) ? v : mapf_octile(g, c, goal);
+  return hmap_get(&ag->h, c, &v) ? v : mapf_octile_xy(x, y, gx, gy);
 }
 
 /* Seed 001, Alg. 5 (BMAA*'s version of A*) followed by Alg. 3 lines 4-8 (RTAA*'s update of the
@@ -127,13 +130,14 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   mapf__search *s = sim->search;
   int32_t cur = sim->pos[i], goal = sim->goal[i];
   int32_t cx = mapf_grid_x(g, cur), cy = mapf_grid_y(g, cur);
+  int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
   if (mapf__search_begin(s, g->ncells) < 0) return -1;
   mapf__node *nd = s->node;
   nd[cur].g = 0;
   nd[cur].parent = -1;
   nd[cur].gen = s->gen;
   nd[cur].heap = -2;
-  if (mapf__open_push(s, cur, 0, h_of(g, ag, cur, goal)) < 0) return -1;
+  if (mapf__open_push(s, cur, 0, h_of(ag, cur, cx, cy, gx, gy)) < 0) return -1;
 
   int64_t exp = 0;
   while (s->heap_len > 0) {
@@ -142,14 +146,16 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
     mapf__entry e = mapf__open_pop(s);
     int32_t u = e.id;
     if (mapf__closed_add(s, u) < 0) return -1;
+    int32_t ux = u % g->width, uy = u / g->width;
     uint8_t m = g->moves[u];
     for (int d = 0; d < 8; d++) {
       if (!(m >> d & 1)) continue;
       int32_t v = u + g->offset[d];
+      int32_t vx = ux + mapf_dir_dx[d], vy = uy + mapf_dir_dy[d];
       /* Lines 15-20: agents within vision are obstacles unless they stand on the goal. */
       int32_t other = sim->occ[v];
       if (other >= 0 && other != i && v != goal) {
-        double dx = mapf_grid_x(g, v) - cx, dy = mapf_grid_y(g, v) - cy;
+        double dx = vx - cx, dy = vy - cy;
         if (dx * dx + dy * dy <= b->vision2) continue;
       }
       double ng = e.g + mapf_dir_cost[d];
@@ -161,7 +167,7 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
       }
       nd[v].g = ng;
       nd[v].parent = u;
-      if (mapf__open_push(s, v, ng, ng + h_of(g, ag, v, goal)) < 0) return -1;
+      if (mapf__open_push(s, v, ng, ng + h_of(ag, v, vx, vy, gx, gy)) < 0) return -1;
     }
     exp++;
   }

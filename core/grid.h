@@ -89,6 +89,14 @@ static inline double mapf_octile(const mapf_grid *g, int32_t a, int32_t b) {
   return dx > dy ? dx + (MAPF_SQRT2 - 1.0) * dy : dy + (MAPF_SQRT2 - 1.0) * dx;
 }
 
+/* The octile distance from (x, y) to (gx, gy), for search loops that track coordinates and so
+ * avoid the divisions of mapf_octile. */
+static inline double mapf_octile_xy(int32_t x, int32_t y, int32_t gx, int32_t gy) {
+  int32_t dx = x > gx ? x - gx : gx - x;
+  int32_t dy = y > gy ? y - gy : gy - y;
+  return dx > dy ? dx + (MAPF_SQRT2 - 1.0) * dy : dy + (MAPF_SQRT2 - 1.0) * dx;
+}
+
 /* Euclidean distance between cells a and b (BMAA* vision, seed 001 Alg. 5 line 15). */
 double mapf_euclid(const mapf_grid *g, int32_t a, int32_t b);
 

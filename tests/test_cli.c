@@ -73,6 +73,23 @@ static int64_t query_int(const char *db, const char *sql) {
   return v;
 }
 
+/* Like query_int, but -1 instead of a failed test when the database is not ready yet (a run
+ * that was just started may not have created its tables). */
+static int64_t try_count(const char *db) {
+  sqlite3 *h;
+  int64_t v = -1;
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+    sqlite3_busy_timeout(h, 5000);
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM results", -1, &s, NULL) == SQLITE_OK) {
+      if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
+      sqlite3_finalize(s);
+    }
+  }
+  sqlite3_close(h);
+  return v;
+}
+
 /* The rows of a query, one per line, columns separated by '|' (for comparing databases). */
 static char *query_text(const char *db, const char *sql) {
   sqlite3 *h;
@@ -315,9 +332,7 @@ Test(cli, a_killed_run_finishes_on_rerun_with_no_job_lost_or_doubled, .timeout =
     int64_t before = round == 0 ? 0 : query_int(db, "SELECT count(*) FROM results");
     for (int i = 0; i < 600; i++) {
       nanosleep(&(struct timespec){0, 20000000}, NULL);
-      if (access(db, 0) == 0 &&
-          query_int(db, "SELECT count(*) FROM results") >= before + 10 * (round + 1))
-        break;
+      if (access(db, 0) == 0 && try_count(db) >= before + 10 * (round + 1)) break;
     }
     kill(pid, SIGKILL);
     int st;
