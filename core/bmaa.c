@@ -219,6 +219,7 @@ static int bmaa_plan(mapf__sim *sim, void *state) {
     /* A search from the goal returns at once with an empty prefix and learns nothing, so an
      * agent on its goal does not search. */
     if (cur != sim->goal[i] && (!defined || sim->time >= ag->limit)) {
+      if (mapf__sim_expired(sim)) return MAPF_OK;
       if (bmaa_search(sim, b, i) < 0) return MAPF_ENOMEM;
       defined = ag->path_len > 1;
     }

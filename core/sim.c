@@ -105,11 +105,13 @@ static int ws_reserve(mapf_workspace *ws, int32_t ncells, int32_t n) {
   return 0;
 }
 
-static double now_seconds(void) {
+double mapf__now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+static double now_seconds(void) { return mapf__now(); }
 
 /* Executor states of an agent within one step. */
 enum { EX_OPEN, EX_BUSY, EX_MOVED, EX_STAYED };
@@ -332,6 +334,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   sim.agent = res->agent;
   sim.search = &ws->search;
   mapf_rng_seed(&sim.rng, cfg->seed);
+  if (cfg->limits.seconds > 0) sim.deadline = t0 + cfg->limits.seconds;
   int32_t at_goal = 0;
   for (int32_t a = 0; a < n; a++) {
     sim.pos[a] = inst->start[a];
@@ -382,6 +385,11 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     if (rc != MAPF_OK) break;
     res->planning_seconds += p1 - p0;
     if (p1 - p0 > res->max_step_planning_seconds) res->max_step_planning_seconds = p1 - p0;
+    if (sim.expired) {
+      /* The limit passed during the search phase: the step is not executed. */
+      limit = MAPF_LIMIT_SECONDS;
+      break;
+    }
 
     /* Execution phase (Alg. 2 lines 5-15). */
     for (int32_t a = 0; a < n; a++) {

@@ -27,7 +27,20 @@ typedef struct mapf__sim {
   int64_t expansions; /* all agents, this run */
   mapf__search *search; /* per-thread scratch from the workspace */
   mapf_rng rng;
+  double deadline;    /* monotonic seconds at which the wall-clock limit ends the run; 0: none */
+  int expired;        /* set by a planner that found the deadline passed mid-step */
 } mapf__sim;
+
+/* Monotonic clock in seconds. */
+double mapf__now(void);
+
+/* Cooperative wall-clock limit: planners call this between agents, so one step of thousands of
+ * agents cannot overrun the limit by more than one search. Returns 1 (and sets sim->expired)
+ * when the deadline has passed. */
+static inline int mapf__sim_expired(mapf__sim *sim) {
+  if (sim->deadline > 0 && !sim->expired && mapf__now() >= sim->deadline) sim->expired = 1;
+  return sim->expired;
+}
 
 /* A planner: the algorithm's side of the NPC controller. */
 typedef struct mapf__planner_vt {

@@ -167,38 +167,49 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
   int32_t shard_index = opts->shard_count > 1 ? opts->shard_index : 1;
   int32_t shard_count = opts->shard_count > 1 ? opts->shard_count : 1;
 
-  /* Resume: the keys already stored, then the plan's jobs that are not among them. A key seen
-   * twice in one plan (the same job listed twice) runs once. */
+  /* Resume: the keys already stored, then the plan's jobs that are not among them. Computing
+   * a key formats and hashes the job's canonical text, so this pass runs on every thread; the
+   * key set is only read here. A plan never lists one job twice (the plan checker refuses
+   * repeats), so no job can be pending twice. */
   farm_keyset keys = {0};
   if (farm_store_load_keys(st, &keys, err, errlen) < 0) return -1;
-  int64_t *todo = NULL, ntodo = 0, cap = 0;
-  for (int64_t i = 0; i < sp->njobs; i++) {
+  int threads = opts->threads > 0 ? opts->threads : omp_get_max_threads();
+  int64_t njobs = sp->njobs;
+  uint8_t *state = malloc(njobs > 0 ? (size_t)njobs : 1); /* 0 other shard, 1 present, 2 to do */
+  if (!state) {
+    farm_keyset_free(&keys);
+    snprintf(err, errlen, "out of memory listing the plan's jobs");
+    return -1;
+  }
+#pragma omp parallel for schedule(static, 4096) num_threads(threads)
+  for (int64_t i = 0; i < njobs; i++) {
     farm_job j;
     farm_space_job(sp, i, &j);
-    if (!farm_shard_has(j.key, shard_index, shard_count)) continue;
-    int added = farm_keyset_add(&keys, j.key);
-    if (added < 0) goto oom;
-    if (!added) {
-      /* Present already, or a duplicate within the plan. */
-      sum->total++;
-      sum->present++;
-      continue;
-    }
-    sum->total++;
-    if (ntodo == cap) {
-      cap = cap ? cap * 2 : 1024;
-      int64_t *t = realloc(todo, (size_t)cap * sizeof *t);
-      if (!t) goto oom;
-      todo = t;
-    }
-    todo[ntodo++] = i;
+    if (!farm_shard_has(j.key, shard_index, shard_count))
+      state[i] = 0;
+    else
+      state[i] = farm_keyset_has(&keys, j.key) ? 1 : 2;
   }
   farm_keyset_free(&keys);
+  int64_t ntodo = 0;
+  for (int64_t i = 0; i < njobs; i++) {
+    sum->total += state[i] != 0;
+    sum->present += state[i] == 1;
+    ntodo += state[i] == 2;
+  }
+  int64_t *todo = malloc((size_t)(ntodo > 0 ? ntodo : 1) * sizeof *todo);
+  if (!todo) {
+    free(state);
+    snprintf(err, errlen, "out of memory listing the plan's jobs");
+    return -1;
+  }
+  for (int64_t i = 0, k = 0; i < njobs; i++)
+    if (state[i] == 2) todo[k++] = i;
+  free(state);
   sum->pending = ntodo;
 
   char shard[32];
   snprintf(shard, sizeof shard, "%d/%d", (int)shard_index, (int)shard_count);
-  int threads = opts->threads > 0 ? opts->threads : omp_get_max_threads();
   const farm_plan *plan = sp->plan;
   farm_run_info info = {plan->name, plan->path, plan->text, plan->hash, threads, shard,
                         sum->total, ntodo};
@@ -220,7 +231,7 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
   p.t0 = p.last_flush = now_seconds();
   omp_init_lock(&p.queue_lock);
   omp_init_lock(&p.writer_lock);
-  int32_t batch = opts->batch > 0 ? opts->batch : 256;
+  int32_t batch = opts->batch > 0 ? opts->batch : 1024;
   double every = opts->flush_seconds > 0 ? opts->flush_seconds : 1.0;
   int stopped = 0;
 
@@ -275,10 +286,4 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
   omp_destroy_lock(&p.queue_lock);
   omp_destroy_lock(&p.writer_lock);
   return rc;
-
-oom:
-  farm_keyset_free(&keys);
-  free(todo);
-  snprintf(err, errlen, "out of memory listing the plan's jobs");
-  return -1;
 }

@@ -23,7 +23,7 @@ typedef struct farm_run_opts {
   int32_t threads;         /* 0: all cores */
   int32_t shard_index;     /* 1-based; with shard_count, runs the jobs whose key falls in */
   int32_t shard_count;     /* this shard (1/1: all) */
-  int32_t batch;           /* results per transaction (0: 256) */
+  int32_t batch;           /* results per transaction (0: 1024) */
   double flush_seconds;    /* write at least this often (0: 1 s) */
   farm_progress_fn progress;
   void *progress_ud;

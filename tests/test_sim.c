@@ -357,3 +357,40 @@ Test(sim, rejects_flow_until_it_exists) {
   mapf_instance_free(inst);
   mapf_grid_free(g);
 }
+
+/* The wall-clock limit is checked between agents' searches, not only between steps, so even a
+ * step of many expensive searches stops close to the limit. */
+Test(sim, wall_clock_limit_stops_a_run_inside_a_step, .timeout = 60) {
+  mapf_mapgen_params p;
+  mapf_mapgen_defaults(&p, MAPF_MAPGEN_RANDOM);
+  p.width = p.height = 256;
+  p.density = 0.1;
+  p.seed = 9;
+  mapf_grid *g = NULL;
+  mapf_diag d = {0};
+  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
+  mapf_instance *inst = NULL;
+  cr_assert_eq(mapf_scengen_random(g, 2000, 1, &inst, &d), MAPF_OK, "%s", d.msg);
+  const mapf_algo_def *def = mapf_algo_find("bmaa");
+  mapf_run_config cfg = {0};
+  cfg.grid = g;
+  cfg.inst = inst;
+  cfg.algo = def;
+  mapf_params_default(def, &cfg.params);
+  cfg.params.v[mapf_param_index(def, "expansions")] = 100000;
+  cfg.limits.steps = 1000000;
+  cfg.limits.seconds = 0.05;
+  mapf_workspace *ws = mapf_workspace_new();
+  mapf_result res;
+  cr_assert_eq(mapf_run(ws, &cfg, &res, &d), MAPF_OK, "%s", d.msg);
+  cr_assert_eq(res.status, MAPF_STATUS_LIMIT);
+  cr_assert_eq(res.limit, MAPF_LIMIT_SECONDS);
+  /* One step of 2,000 searches of up to 100,000 expansions would take far longer than this
+   * bound; stopping between searches keeps the overrun to one search. */
+  cr_assert_lt(res.wall_seconds, 5.0, "ran %.2f s past a 0.05 s limit", res.wall_seconds);
+  cr_assert_lt(res.completion_rate, 1.0);
+  mapf_result_clear(&res);
+  mapf_workspace_free(ws);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
