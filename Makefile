@@ -3,6 +3,7 @@
 #               prints its completion-rate table
 #   make test   installs missing packages, builds, runs every test
 #   make sanitize   the test suite built with AddressSanitizer and UBSan (CI runs it)
+#   make bench  benchmarks that print figures (never part of the tests)
 # Builds are out of tree, in build/ (build-san/ for sanitizers).
 
 BUILD ?= build
@@ -10,9 +11,9 @@ SAN_BUILD ?= build-san
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PLAN ?= configs/quick.yaml
 DB ?= results.db
-PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev libcriterion-dev pkg-config
+PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev libcriterion-dev pkg-config util-linux bc time
 
-.PHONY: all deps build run test sanitize clean
+.PHONY: all deps build run test sanitize bench clean
 
 all: build
 
@@ -48,6 +49,9 @@ sanitize: deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPFARM_ASAN=ON -DMAPFARM_UBSAN=ON -DMAPFARM_CHECK_INVARIANTS=ON >/dev/null
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	tools/bench-farm.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

@@ -101,15 +101,15 @@ static const char *type_phrase(const mapf_param_def *pd) {
 
 int mapf_param_check(const mapf_algo_def *def, int32_t i, double value, mapf_diag *d) {
   const mapf_param_def *pd = &def->params[i];
-  char lo[32], hi[32], found[32];
-  mapf_param_format(def, i, pd->min, lo, sizeof lo);
-  mapf_param_format(def, i, pd->max, hi, sizeof hi);
-  format_real(value, found, sizeof found);
   int ok = isfinite(value);
   if (ok && pd->type == MAPF_PARAM_BOOL) ok = value == 0 || value == 1;
   if (ok && pd->type == MAPF_PARAM_INT) ok = value == floor(value);
   if (ok && pd->type != MAPF_PARAM_BOOL) ok = value >= pd->min && value <= pd->max;
   if (ok) return MAPF_OK;
+  char lo[32], hi[32], found[32];
+  mapf_param_format(def, i, pd->min, lo, sizeof lo);
+  mapf_param_format(def, i, pd->max, hi, sizeof hi);
+  format_real(value, found, sizeof found);
   if (pd->type == MAPF_PARAM_BOOL)
     return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "%s: expected a boolean, found %s",
                          pd->name, found);

@@ -21,7 +21,8 @@
  * The instance seed is the 64-bit hash of the first six lines only, so every algorithm (and
  * every limit or execution rule) of a plan runs the same instance; the algorithm's own seed is
  * mixed from the key. Map names, file paths and labels are not part of the key: moving a map
- * file or renaming an entry keeps results. */
+ * file or renaming an entry keeps results. Nor is the way a combination was written: the same
+ * resolved parameters reached through params, zip, sample or defaults give the same key. */
 #include "expand.h"
 
 #include <stdio.h>
@@ -142,7 +143,9 @@ static void fmt_real(double v, char *buf, size_t n) {
 }
 
 /* Decodes index by mixed radix (see the top of this file), resolves the parameters and hashes
- * the canonical text. O(scenarios + algorithm entries + parameters); no allocation. */
+ * the canonical text. O(scenarios + algorithm entries + parameters); no allocation. Excluded
+ * combinations cost nothing here: an entry keeps the indices of its surviving combinations,
+ * so combination r is one array lookup away from its raw index. */
 void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
   const farm_plan *plan = sp->plan;
   memset(job, 0, sizeof *job);
@@ -164,14 +167,9 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
   const farm_algo_spec *as = &plan->algos[a];
   job->algo = a;
   job->combo = r;
-  /* The parameter combination: first axis outermost, as plan.c enumerates them. */
-  mapf_params_default(as->def, &job->params);
-  int64_t combo = r;
-  for (int32_t x = as->naxes - 1; x >= 0; x--) {
-    const farm_param_axis *ax = &as->axes[x];
-    job->params.v[ax->index] = ax->values[combo % ax->nvalues];
-    combo /= ax->nvalues;
-  }
+  /* The parameter combination, decoded as plan.c enumerates them (params axes, zip groups,
+   * sampled configurations; excluded combinations skipped through the entry's keep list). */
+  farm_algo_combo(as, r, &job->params);
 
   char json[1024], secs[40], text[1536];
   mapf_params_json(as->def, &job->params, json, sizeof json);
@@ -198,6 +196,10 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
 
 int farm_job_params_json(const farm_space *sp, const farm_job *job, char *buf, size_t n) {
   return mapf_params_json(sp->plan->algos[job->algo].def, &job->params, buf, n);
+}
+
+int farm_job_label(const farm_space *sp, const farm_job *job, char *buf, size_t n) {
+  return farm_algo_label(&sp->plan->algos[job->algo], &job->params, buf, n);
 }
 
 int farm_job_instance(const farm_space *sp, const farm_job *job, mapf_instance **out,

@@ -12,6 +12,7 @@
 #ifndef FARM_EXPAND_H
 #define FARM_EXPAND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hash.h"
@@ -37,7 +38,7 @@ void farm_space_free(farm_space *sp);
 typedef struct farm_job {
   int64_t index;
   int32_t map, scen, agents, instance, algo;
-  int64_t combo;
+  int64_t combo;           /* the entry's combination, 0 .. ncombos - 1 (excluded ones skipped) */
   mapf_params params;      /* every parameter resolved */
   mapf_hash128 key;
   char key_hex[33];
@@ -50,6 +51,12 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job);
 
 /* The job's parameters as canonical JSON (mapf_params_json). */
 int farm_job_params_json(const farm_space *sp, const farm_job *job, char *buf, size_t n);
+
+/* Writes the job's label into buf (always NUL-terminated when n > 0): its entry's label with
+ * every {name} of a template replaced by the job's value of that parameter (farm_algo_label);
+ * the plain label when the entry has no template. Returns the length the label needs, as
+ * snprintf does (truncated when >= n). Labels are not part of job keys. */
+int farm_job_label(const farm_space *sp, const farm_job *job, char *buf, size_t n);
 
 /* Builds the job's instance (runs the scenario generator with job->instance_seed). Returns
  * MAPF_OK and *out (free with mapf_instance_free), or an error with the reason in d. */

@@ -9,14 +9,23 @@
  * up to PLAN_MAX_ERRORS, and the plan is returned only when there were none.
  *
  * Beyond each value, the plan is checked for repetitions that would give two jobs the same key
- * (a map listed twice, an agent count in two scenarios, a parameter combination in two
- * algorithm entries), and for its size: the job count is bounded before anything runs. */
+ * (a map listed twice, an agent count in two scenarios, a zip row listed twice, a parameter
+ * combination in two algorithm entries), and for its size: the job count is bounded before
+ * anything runs.
+ *
+ * An algorithm entry is resolved completely here: `defaults` fold into its base parameters,
+ * `zip` groups become tables of rows, `sample` is drawn (core/rng.h, one generator per
+ * parameter seeded from the sample seed and the parameter's name) and its repeated draws
+ * dropped, `exclude` is applied once over the raw combinations (at most PLAN_MAX_COMBOS in all),
+ * leaving the ascending indices of the survivors, and a label template is parsed into pieces.
+ * Decoding a combination (farm_algo_combo) is then O(parameters), with no allocation. */
 #include "plan.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +34,7 @@
 
 #include "algo.h"
 #include "hash.h"
+#include "rng.h"
 #include "suggest.h"
 
 /* Bounds, so that a malicious plan cannot make the tool use unbounded memory or time before a
@@ -39,6 +49,8 @@
 #define PLAN_MAX_INSTANCES 1000000        /* `instances` of one scenario */
 #define PLAN_MAX_COMBOS 1000000           /* parameter combinations over all algorithms */
 #define PLAN_MAX_JOBS 1000000000LL        /* jobs of the whole plan */
+#define PLAN_MAX_SAMPLES 1000000          /* `count` of one sample */
+#define PLAN_MAX_EXCLUDE_CHECKS 100000000LL /* exclude entries x combinations, in all */
 #define PLAN_MAX_ERRORS 50                /* then "too many errors" and stop */
 
 /* ---- the tree ------------------------------------------------------------------------- */
@@ -633,24 +645,75 @@ static void gen_name(const mapf_mapgen_params *g, char *buf, size_t n, char *exa
   snprintf(exact, ne, "generate:%s:%.17g", buf, g->kind == MAPF_MAPGEN_RANDOM ? density : 0.0);
 }
 
-enum { G_KIND, G_WIDTH, G_HEIGHT, G_DENSITY, G_ROOM, G_DOORS, G_CORRIDOR, G_SEED, G_N };
+/* The keys of `generate`, declared once: name, type, inclusive range, default, which kinds take
+ * it and where it goes in mapf_mapgen_params. parse_generate reads only this table, the README
+ * documents it, and tests/test_plan.c checks that the defaults agree with core/mapgen.c
+ * (mapf_mapgen_defaults). `kind` comes first: it decides which other keys apply. */
+typedef enum { GEN_KIND, GEN_INT, GEN_REAL, GEN_U64 } gen_type;
 
-/* `generate: {kind, width, height, ...}`. The map seed defaults to 0 and does not depend on
- * the plan seed: the same generate entry gives the same map in every plan. */
+#define GEN_RANDOM (1u << MAPF_MAPGEN_RANDOM)
+#define GEN_ROOMS (1u << MAPF_MAPGEN_ROOMS)
+#define GEN_MAZE (1u << MAPF_MAPGEN_MAZE)
+#define GEN_ALL (GEN_RANDOM | GEN_ROOMS | GEN_MAZE)
+
+typedef struct gen_key {
+  const char *name;
+  gen_type type;
+  double min, max; /* inclusive; GEN_U64 takes any 64-bit value */
+  double def;      /* default when not given */
+  int required;
+  unsigned kinds;  /* bit k: kind k takes this key */
+  size_t offset;   /* of the field in mapf_mapgen_params */
+} gen_key;
+
+static const gen_key gen_keys[] = {
+    {"kind", GEN_KIND, 0, 0, 0, 1, GEN_ALL, offsetof(mapf_mapgen_params, kind)},
+    {"width", GEN_INT, 1, MAPF_GRID_MAX_SIDE, 0, 1, GEN_ALL, offsetof(mapf_mapgen_params, width)},
+    {"height", GEN_INT, 1, MAPF_GRID_MAX_SIDE, 0, 1, GEN_ALL,
+     offsetof(mapf_mapgen_params, height)},
+    {"density", GEN_REAL, 0, 0.9, 0.2, 0, GEN_RANDOM, offsetof(mapf_mapgen_params, density)},
+    {"room", GEN_INT, 2, MAPF_GRID_MAX_SIDE, 8, 0, GEN_ROOMS, offsetof(mapf_mapgen_params, room)},
+    {"doors", GEN_INT, 1, MAPF_GRID_MAX_SIDE, 1, 0, GEN_ROOMS,
+     offsetof(mapf_mapgen_params, doors)},
+    {"corridor", GEN_INT, 1, MAPF_GRID_MAX_SIDE, 1, 0, GEN_MAZE,
+     offsetof(mapf_mapgen_params, corridor)},
+    {"seed", GEN_U64, 0, 0, 0, 0, GEN_ALL, offsetof(mapf_mapgen_params, seed)},
+};
+
+#define GEN_NKEYS ((int32_t)(sizeof gen_keys / sizeof gen_keys[0]))
+
+/* Stores x in the field of p that key k names. */
+static void gen_set(mapf_mapgen_params *p, const gen_key *k, double x, uint64_t u) {
+  char *field = (char *)p + k->offset;
+  switch (k->type) {
+  case GEN_INT:
+    *(int32_t *)(void *)field = (int32_t)x;
+    break;
+  case GEN_REAL:
+    *(double *)(void *)field = x;
+    break;
+  case GEN_U64:
+    *(uint64_t *)(void *)field = u;
+    break;
+  default:
+    break;
+  }
+}
+
+/* `generate: {kind, width, height, ...}`, checked against gen_keys. The map seed defaults to 0
+ * and does not depend on the plan seed: the same generate entry gives the same map in every
+ * plan. */
 static void parse_generate(pctx *c, farm_map_spec *ms, const pnode *g) {
-  static const char *const keys[G_N] = {"kind", "width", "height",   "density",
-                                        "room", "doors", "corridor", "seed"};
   static const char *const kinds[3] = {"random", "rooms", "maze"};
-  /* Which keys each kind takes (rows: random, rooms, maze; columns: keys). */
-  static const int applies[3][G_N] = {
-      {1, 1, 1, 1, 0, 0, 0, 1}, {1, 1, 1, 0, 1, 1, 0, 1}, {1, 1, 1, 0, 0, 0, 1, 1}};
+  const char *keys[GEN_NKEYS];
+  for (int32_t i = 0; i < GEN_NKEYS; i++) keys[i] = gen_keys[i].name;
   char fbuf[80], h[480];
   int32_t before = c->nfail;
-  kv f[G_N];
-  walk_map(c, g, keys, G_N, f, "generate");
+  kv f[GEN_NKEYS];
+  walk_map(c, g, keys, GEN_NKEYS, f, "generate");
   int kind = -1;
-  if (require(c, g, &f[G_KIND], "kind", "generate") == 0) {
-    const pnode *v = f[G_KIND].val;
+  if (require(c, g, &f[0], "kind", "generate") == 0) {
+    const pnode *v = f[0].val;
     if (v->kind == PN_SCALAR && !is_null(v)) {
       kind = mapf_mapgen_kind_parse(v->str);
       if (kind < 0) {
@@ -663,41 +726,35 @@ static void parse_generate(pctx *c, farm_map_spec *ms, const pnode *g) {
   }
   mapf_mapgen_params *p = &ms->gen;
   mapf_mapgen_defaults(p, kind >= 0 ? (mapf_mapgen_kind)kind : MAPF_MAPGEN_RANDOM);
-  require(c, g, &f[G_WIDTH], "width", "generate");
-  require(c, g, &f[G_HEIGHT], "height", "generate");
-  for (int i = 1; i < G_N; i++) {
-    if (!f[i].val) continue;
-    if (kind >= 0 && !applies[kind][i]) {
-      perr(c, f[i].key->line, f[i].key->col, "key \"%s\" does not apply to kind %s", keys[i],
+  for (int32_t i = 1; i < GEN_NKEYS; i++) {
+    const gen_key *k = &gen_keys[i];
+    if (k->required)
+      require(c, g, &f[i], k->name, "generate");
+    else if (kind >= 0 && (k->kinds >> kind & 1u))
+      gen_set(p, k, k->def, (uint64_t)k->def);
+  }
+  for (int32_t i = 1; i < GEN_NKEYS; i++) {
+    const gen_key *k = &gen_keys[i];
+    const pnode *v = f[i].val;
+    if (!v) continue;
+    if (kind >= 0 && !(k->kinds >> kind & 1u)) {
+      perr(c, f[i].key->line, f[i].key->col, "key \"%s\" does not apply to kind %s", k->name,
            kinds[kind]);
       continue;
     }
     long long x;
-    const pnode *v = f[i].val;
-    switch (i) {
-    case G_WIDTH:
-    case G_HEIGHT:
-      if (get_int(c, v, keys[i], 1, MAPF_GRID_MAX_SIDE, &x) == 0) {
-        if (i == G_WIDTH)
-          p->width = (int32_t)x;
-        else
-          p->height = (int32_t)x;
-      }
+    double r;
+    uint64_t u;
+    switch (k->type) {
+    case GEN_INT:
+      if (get_int(c, v, k->name, (long long)k->min, (long long)k->max, &x) == 0)
+        gen_set(p, k, (double)x, 0);
       break;
-    case G_DENSITY:
-      get_real(c, v, keys[i], 0, 0.9, &p->density);
+    case GEN_REAL:
+      if (get_real(c, v, k->name, k->min, k->max, &r) == 0) gen_set(p, k, r, 0);
       break;
-    case G_ROOM:
-      if (get_int(c, v, keys[i], 2, MAPF_GRID_MAX_SIDE, &x) == 0) p->room = (int32_t)x;
-      break;
-    case G_DOORS:
-      if (get_int(c, v, keys[i], 1, MAPF_GRID_MAX_SIDE, &x) == 0) p->doors = (int32_t)x;
-      break;
-    case G_CORRIDOR:
-      if (get_int(c, v, keys[i], 1, MAPF_GRID_MAX_SIDE, &x) == 0) p->corridor = (int32_t)x;
-      break;
-    case G_SEED:
-      get_u64(c, v, keys[i], &p->seed);
+    case GEN_U64:
+      if (get_u64(c, v, k->name, &u) == 0) gen_set(p, k, 0, u);
       break;
     default:
       break;
@@ -1023,15 +1080,54 @@ static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
 
 /* ---- algorithms ------------------------------------------------------------------------- */
 
-/* Fills p with the defaults and then the values of combination `combo` (mixed radix over the
- * axes, the first axis outermost). farm_space_job decodes the same way. */
-static void combo_params(const farm_algo_spec *as, int64_t combo, mapf_params *p) {
-  mapf_params_default(as->def, p);
+/* Sets the parameters of row `row` of table t in p. */
+static void table_row(const farm_param_table *t, int64_t row, mapf_params *p) {
+  const double *v = t->values + row * t->ncols;
+  for (int32_t k = 0; k < t->ncols; k++) p->v[t->index[k]] = v[k];
+}
+
+/* Fills p with as->base and the values of raw combination `raw`: mixed radix with the params
+ * axes outermost (the first named first), then the zip groups, then the sampled
+ * configurations. farm_space_job decodes through farm_algo_combo, so both agree. */
+static void raw_params(const farm_algo_spec *as, int64_t raw, mapf_params *p) {
+  *p = as->base;
+  if (as->sample.nrows > 0) {
+    table_row(&as->sample, raw % as->sample.nrows, p);
+    raw /= as->sample.nrows;
+  }
+  for (int32_t z = as->nzips - 1; z >= 0; z--) {
+    table_row(&as->zips[z], raw % as->zips[z].nrows, p);
+    raw /= as->zips[z].nrows;
+  }
   for (int32_t a = as->naxes - 1; a >= 0; a--) {
     const farm_param_axis *ax = &as->axes[a];
-    p->v[ax->index] = ax->values[combo % ax->nvalues];
-    combo /= ax->nvalues;
+    p->v[ax->index] = ax->values[raw % ax->nvalues];
+    raw /= ax->nvalues;
   }
+}
+
+void farm_algo_combo(const farm_algo_spec *as, int64_t combo, mapf_params *p) {
+  raw_params(as, as->keep ? as->keep[combo] : combo, p);
+}
+
+int farm_algo_label(const farm_algo_spec *as, const mapf_params *p, char *buf, size_t n) {
+  if (!as->label_template) return snprintf(buf, n, "%s", as->label ? as->label : "");
+  size_t len = 0;
+  char val[64];
+  for (int32_t i = 0; i < as->nlabel_parts; i++) {
+    const farm_label_part *part = &as->label_parts[i];
+    const char *s = as->label_text + part->off;
+    size_t k = (size_t)part->len;
+    if (part->param >= 0) {
+      int w = mapf_param_format(as->def, part->param, p->v[part->param], val, sizeof val);
+      s = val;
+      k = w < 0 ? 0 : (size_t)w < sizeof val ? (size_t)w : sizeof val - 1;
+    }
+    if (len < n) memcpy(buf + len, s, len + k < n ? k : n - len);
+    len += k;
+  }
+  if (n) buf[len < n ? len : n - 1] = '\0';
+  return (int)len;
 }
 
 typedef struct value_at {
@@ -1045,149 +1141,812 @@ static int cmp_value_at(const void *a, const void *b) {
   return (x->i > y->i) - (x->i < y->i);
 }
 
-/* One parameter of `params`: a value or a non-empty list of values, each parsed and checked
- * by the registry (mapf_param_parse), none repeated. */
-static void parse_axis(pctx *c, const farm_algo_spec *as, farm_param_axis *ax, const pnode *v) {
+/* Parses the scalar v as a value of parameter i of def: type and declared range through the
+ * registry (mapf_param_parse), so `sqrt(2)` and 1.4142135623730951 are one value. Returns 0,
+ * or -1 (reported, with the registry's "expected ..., found ..."). */
+static int parse_value(pctx *c, const mapf_algo_def *def, int32_t i, const pnode *v, double *out) {
   char fbuf[80];
-  const mapf_param_def *pd = &as->def->params[ax->index];
-  if (bad(c, v)) return;
+  const mapf_param_def *pd = &def->params[i];
+  if (bad(c, v)) return -1;
+  if (v->kind != PN_SCALAR || is_null(v)) {
+    perr(c, v->line, v->col, "%s: expected a value, found %s", pd->name, FOUND(v));
+    return -1;
+  }
+  /* YAML writes booleans also as True, TRUE, Yes, ON...: the registry takes lower case. */
+  char lower[8];
+  const char *text = v->str;
+  size_t len = strlen(text);
+  if (pd->type == MAPF_PARAM_BOOL && v->plain && len < sizeof lower) {
+    for (size_t j = 0; j <= len; j++)
+      lower[j] = text[j] >= 'A' && text[j] <= 'Z' ? (char)(text[j] - 'A' + 'a') : text[j];
+    text = lower;
+  }
+  mapf_diag d;
+  memset(&d, 0, sizeof d);
+  if (mapf_param_parse(def, i, text, out, &d) == MAPF_OK) return 0;
+  if (text != v->str) /* the message quotes the value as written */
+    mapf_param_parse(def, i, v->str, out, &d);
+  perr(c, v->line, v->col, "%s", d.msg);
+  return -1;
+}
+
+/* One value, not a list (`defaults`, `exclude`). */
+static int parse_single(pctx *c, const mapf_algo_def *def, int32_t i, const pnode *v,
+                        double *out) {
+  char fbuf[80];
+  if (bad(c, v)) return -1;
+  if (v->kind == PN_SEQ || v->kind == PN_MAP) {
+    perr(c, v->line, v->col, "%s: expected a single value, found %s", def->params[i].name,
+         FOUND(v));
+    return -1;
+  }
+  return parse_value(c, def, i, v, out);
+}
+
+/* Values of parameter i: a non-empty list, or (scalar_ok) one value. With `unique`, a value
+ * given twice (as parsed: 1 and 1.0 are one value) is an error at the later one. Returns the
+ * count and the values in *out (malloc'd), or -1 (reported; *out NULL). O(n log n). */
+static int32_t parse_values(pctx *c, const mapf_algo_def *def, int32_t i, const pnode *v,
+                            int scalar_ok, int unique, double **out) {
+  char fbuf[80];
+  const mapf_param_def *pd = &def->params[i];
+  *out = NULL;
+  if (bad(c, v)) return -1;
   int32_t n = v->kind == PN_SEQ ? v->nkids : 1;
-  if (v->kind == PN_MAP || n <= 0 || is_null(v)) {
-    perr(c, v->line, v->col, "%s: expected a value or a non-empty list of values, found %s",
+  if (v->kind == PN_MAP || n <= 0 || is_null(v) || (!scalar_ok && v->kind != PN_SEQ)) {
+    if (scalar_ok)
+      perr(c, v->line, v->col, "%s: expected a value or a non-empty list of values, found %s",
+           pd->name, FOUND(v));
+    else
+      perr(c, v->line, v->col, "%s: expected a non-empty list of values, found %s", pd->name,
+           FOUND(v));
+    return -1;
+  }
+  double *values = malloc((size_t)n * sizeof *values);
+  if (!values) {
+    perr_fatal_oom(c);
+    return -1;
+  }
+  int32_t before = c->nfail;
+  for (int32_t k = 0; k < n; k++)
+    parse_value(c, def, i, v->kind == PN_SEQ ? v->kids[k] : v, &values[k]);
+  if (c->nfail != before) {
+    free(values);
+    return -1;
+  }
+  if (unique && n > 1) {
+    value_at *sorted = malloc((size_t)n * sizeof *sorted);
+    if (!sorted) {
+      free(values);
+      perr_fatal_oom(c);
+      return -1;
+    }
+    for (int32_t k = 0; k < n; k++) sorted[k] = (value_at){values[k], k};
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_value_at);
+    for (int32_t k = 1; k < n; k++) {
+      if (sorted[k].v != sorted[k - 1].v) continue;
+      char val[64];
+      const pnode *it = v->kids[sorted[k].i];
+      mapf_param_format(def, i, sorted[k].v, val, sizeof val);
+      perr(c, it->line, it->col, "%s: %s is listed twice", pd->name, val);
+    }
+    free(sorted);
+    if (c->nfail != before) {
+      free(values);
+      return -1;
+    }
+  }
+  *out = values;
+  return n;
+}
+
+/* Where an entry varies a parameter. */
+enum { SRC_BASE, SRC_AXIS, SRC_ZIP, SRC_SAMPLE };
+static const char *const src_names[] = {"defaults", "params", "zip", "sample"};
+
+enum { DIST_UNIFORM, DIST_LOGUNIFORM, DIST_CHOICE, DIST_N };
+static const char *const dist_names[DIST_N] = {"uniform", "loguniform", "choice"};
+
+/* A distribution of `sample`. */
+typedef struct dist {
+  int kind;
+  double lo, hi;   /* uniform, loguniform: inclusive bounds, checked against the declared range */
+  double *choices; /* choice: distinct values */
+  int32_t nchoices;
+} dist;
+
+/* A partial assignment of `exclude`. */
+typedef struct excl {
+  int32_t n;
+  int32_t index[MAPF_MAX_PARAMS];
+  double value[MAPF_MAX_PARAMS];
+} excl;
+
+/* What parsing one algorithm entry needs beyond its farm_algo_spec. */
+typedef struct entry {
+  farm_algo_spec *as;
+  const char *names[MAPF_MAX_PARAMS]; /* the algorithm's parameter names, for suggestions */
+  char in[96];                        /* scratch for "params of bmaa" and the like */
+  const pnode *src_key[MAPF_MAX_PARAMS]; /* where the entry varies parameter i; NULL: base */
+  int src[MAPF_MAX_PARAMS];
+  int32_t src_at[MAPF_MAX_PARAMS];    /* axis or zip group */
+  int32_t src_col[MAPF_MAX_PARAMS];   /* column of the zip group or the sample */
+  dist dists[MAPF_MAX_PARAMS];        /* by column of the sample */
+  excl *excls;
+  int32_t nexcl;
+} entry;
+
+static void entry_free(entry *e) {
+  for (int32_t k = 0; k < MAPF_MAX_PARAMS; k++) free(e->dists[k].choices);
+  free(e->excls);
+}
+
+/* Records that the entry varies parameter i at key (params, zip or sample). A parameter varied
+ * in two places is an error at the later one: its values would be ambiguous. */
+static int claim(pctx *c, entry *e, int32_t i, const pnode *key, int src, int32_t at,
+                 int32_t col) {
+  if (e->src_key[i]) {
+    perr(c, key->line, key->col,
+         "%s: already varied in %s (line %d, column %d); a parameter may be in only one of "
+         "params, zip and sample",
+         e->as->def->params[i].name, src_names[e->src[i]], e->src_key[i]->line,
+         e->src_key[i]->col);
+    return -1;
+  }
+  e->src_key[i] = key;
+  e->src[i] = src;
+  e->src_at[i] = at;
+  e->src_col[i] = col;
+  return 0;
+}
+
+/* `params` of one algorithm entry: each named parameter is an axis (a value or a list), in
+ * plan order. */
+static void parse_params(pctx *c, entry *e, const kv *pf) {
+  char fbuf[80];
+  farm_algo_spec *as = e->as;
+  const mapf_algo_def *def = as->def;
+  const pnode *m = pf->val;
+  if (is_null(m) || bad(c, m)) return;
+  if (m->kind != PN_MAP) {
+    perr(c, m->line, m->col, "params: expected a mapping of parameter names to values, found %s",
+         FOUND(m));
+    return;
+  }
+  snprintf(e->in, sizeof e->in, "params of %s", def->name);
+  kv f[MAPF_MAX_PARAMS];
+  walk_map(c, m, e->names, def->nparams, f, e->in);
+  as->axes = calloc((size_t)(node_pairs(m) ? node_pairs(m) : 1), sizeof *as->axes);
+  if (!as->axes) {
+    perr_fatal_oom(c);
+    return;
+  }
+  /* In plan order: the first named parameter is the outermost axis. */
+  for (int32_t p = 0; p < node_pairs(m) && !c->stop; p++) {
+    const pnode *k = m->kids[2 * p];
+    if (k->kind != PN_SCALAR) continue;
+    int32_t i = mapf_param_index(def, k->str);
+    if (i < 0 || f[i].key != k) continue; /* unknown or repeated: reported */
+    if (claim(c, e, i, k, SRC_AXIS, as->naxes, 0) != 0) continue;
+    farm_param_axis *ax = &as->axes[as->naxes++];
+    ax->index = i;
+    int32_t n = parse_values(c, def, i, f[i].val, 1, 1, &ax->values);
+    if (n > 0) ax->nvalues = n;
+  }
+}
+
+typedef struct row_at {
+  mapf_hash128 h;
+  int32_t i;
+} row_at;
+
+static int cmp_row_at(const void *a, const void *b) {
+  const row_at *x = a, *y = b;
+  if (x->h.hi != y->h.hi) return (x->h.hi > y->h.hi) - (x->h.hi < y->h.hi);
+  if (x->h.lo != y->h.lo) return (x->h.lo > y->h.lo) - (x->h.lo < y->h.lo);
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Finds the rows of t equal to an earlier row (bit for bit, as job keys would see them): sorts
+ * rows by a hash of their values and compares neighbours with equal hashes. Returns a fresh
+ * array: for each row, the index of the earliest row equal to it (itself when none); NULL when
+ * out of memory. O(R log R) for R rows. */
+static int32_t *table_repeats(const farm_param_table *t) {
+  int32_t n = t->nrows;
+  row_at *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+  int32_t *first = malloc((size_t)(n ? n : 1) * sizeof *first);
+  if (!r || !first) {
+    free(r);
+    free(first);
+    return NULL;
+  }
+  size_t bytes = (size_t)t->ncols * sizeof *t->values;
+  for (int32_t i = 0; i < n; i++) {
+    r[i] = (row_at){mapf_hash128_of(t->values + (size_t)i * (size_t)t->ncols, bytes), i};
+    first[i] = i;
+  }
+  qsort(r, (size_t)n, sizeof *r, cmp_row_at);
+  for (int32_t i = 1; i < n; i++) {
+    /* Within a run of equal hashes (in row order), the earliest equal row. */
+    for (int32_t j = i - 1; j >= 0 && r[j].h.hi == r[i].h.hi && r[j].h.lo == r[i].h.lo; j--) {
+      const double *a = t->values + (size_t)r[i].i * (size_t)t->ncols;
+      const double *b = t->values + (size_t)r[j].i * (size_t)t->ncols;
+      if (memcmp(a, b, bytes) == 0) first[r[i].i] = first[r[j].i];
+    }
+  }
+  free(r);
+  return first;
+}
+
+/* Writes "expansions 16, moves 8" for row `row` of t. */
+static void table_row_text(const mapf_algo_def *def, const farm_param_table *t, int32_t row,
+                           char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int32_t k = 0; k < t->ncols && len < n; k++) {
+    char val[64];
+    mapf_param_format(def, t->index[k], t->values[(size_t)row * (size_t)t->ncols + (size_t)k],
+                      val, sizeof val);
+    int w = snprintf(buf + len, n - len, "%s%s %s", k ? ", " : "", def->params[t->index[k]].name,
+                     val);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+}
+
+/* One zip group: a mapping of parameter names to lists of one length; row r takes the r-th
+ * value of every list. A row given twice is an error (its jobs would repeat). */
+static void parse_zip_group(pctx *c, entry *e, int32_t z, const pnode *g) {
+  char fbuf[80];
+  const mapf_algo_def *def = e->as->def;
+  farm_param_table *t = &e->as->zips[z];
+  if (bad(c, g)) return;
+  if (g->kind != PN_MAP || g->nkids == 0) {
+    perr(c, g->line, g->col, "zip: expected a mapping of parameter names to lists, found %s",
+         FOUND(g));
+    return;
+  }
+  int32_t before = c->nfail;
+  snprintf(e->in, sizeof e->in, "zip of %s", def->name);
+  kv f[MAPF_MAX_PARAMS];
+  walk_map(c, g, e->names, def->nparams, f, e->in);
+  double *cols[MAPF_MAX_PARAMS];
+  int32_t lens[MAPF_MAX_PARAMS];
+  const pnode *nodes[MAPF_MAX_PARAMS];
+  int32_t ncols = 0;
+  for (int32_t p = 0; p < node_pairs(g) && !c->stop; p++) {
+    const pnode *k = g->kids[2 * p];
+    if (k->kind != PN_SCALAR) continue;
+    int32_t i = mapf_param_index(def, k->str);
+    if (i < 0 || f[i].key != k) continue;
+    if (claim(c, e, i, k, SRC_ZIP, z, ncols) != 0) continue;
+    double *vals = NULL;
+    int32_t n = parse_values(c, def, i, f[i].val, 0, 0, &vals);
+    if (n < 0) continue;
+    t->index[ncols] = i;
+    cols[ncols] = vals;
+    lens[ncols] = n;
+    nodes[ncols] = f[i].val;
+    ncols++;
+  }
+  for (int32_t k = 1; k < ncols; k++)
+    if (lens[k] != lens[0])
+      perr(c, nodes[k]->line, nodes[k]->col,
+           "zip: %s has %d values and %s has %d; the lists of a zip group must have equal "
+           "lengths",
+           def->params[t->index[k]].name, (int)lens[k], def->params[t->index[0]].name,
+           (int)lens[0]);
+  if (c->nfail == before && ncols > 0) {
+    t->values = malloc((size_t)lens[0] * (size_t)ncols * sizeof *t->values);
+    if (!t->values) {
+      perr_fatal_oom(c);
+    } else {
+      for (int32_t r = 0; r < lens[0]; r++)
+        for (int32_t k = 0; k < ncols; k++) t->values[(size_t)r * (size_t)ncols + (size_t)k] = cols[k][r];
+      t->ncols = ncols;
+      t->nrows = lens[0];
+      int32_t *first = table_repeats(t);
+      if (!first) perr_fatal_oom(c);
+      for (int32_t r = 0; first && r < t->nrows; r++) {
+        if (first[r] == r) continue;
+        char row[400];
+        table_row_text(def, t, r, row, sizeof row);
+        const pnode *at = nodes[0]->kids[r];
+        perr(c, at->line, at->col, "zip: %s is listed twice (positions %d and %d)", row,
+             (int)first[r] + 1, (int)r + 1);
+      }
+      free(first);
+    }
+  }
+  for (int32_t k = 0; k < ncols; k++) free(cols[k]);
+}
+
+/* `zip`: one group (a mapping) or a list of groups. */
+static void parse_zip(pctx *c, entry *e, const kv *zf) {
+  char fbuf[80];
+  const pnode *v = zf->val;
+  if (bad(c, v)) return;
+  int32_t n = v->kind == PN_MAP && v->nkids ? 1 : v->kind == PN_SEQ ? v->nkids : 0;
+  if (n == 0) {
+    perr(c, v->line, v->col,
+         "zip: expected a mapping of parameter names to lists, or a list of such mappings, "
+         "found %s",
+         FOUND(v));
+    return;
+  }
+  e->as->zips = calloc((size_t)n, sizeof *e->as->zips);
+  if (!e->as->zips) {
+    perr_fatal_oom(c);
+    return;
+  }
+  e->as->nzips = n;
+  for (int32_t z = 0; z < n && !c->stop; z++)
+    parse_zip_group(c, e, z, v->kind == PN_MAP ? v : v->kids[z]);
+}
+
+/* One distribution of `sample` for parameter i: {uniform: [lo, hi]}, {loguniform: [lo, hi]} or
+ * {choice: [values]}. Bounds and choices are checked against the declared type and range, so
+ * no draw can leave it. */
+static void parse_dist(pctx *c, entry *e, int32_t i, const pnode *v, dist *d) {
+  char fbuf[80], in[96];
+  const mapf_algo_def *def = e->as->def;
+  const mapf_param_def *pd = &def->params[i];
+  if (bad(c, v)) return;
+  if (v->kind != PN_MAP || v->nkids == 0) {
+    perr(c, v->line, v->col,
+         "%s: expected a distribution ({uniform: [lo, hi]}, {loguniform: [lo, hi]} or "
+         "{choice: [values]}), found %s",
          pd->name, FOUND(v));
     return;
   }
-  ax->values = malloc((size_t)n * sizeof *ax->values);
-  if (!ax->values) {
-    perr_fatal_oom(c);
-    return;
-  }
-  int32_t before = c->nfail;
-  for (int32_t i = 0; i < n; i++) {
-    const pnode *it = v->kind == PN_SEQ ? v->kids[i] : v;
-    if (bad(c, it)) continue;
-    if (it->kind != PN_SCALAR || is_null(it)) {
-      perr(c, it->line, it->col, "%s: expected a value, found %s", pd->name, FOUND(it));
-      continue;
-    }
-    /* YAML writes booleans also as True, TRUE, Yes, ON...: the registry takes lower case. */
-    char lower[8];
-    const char *text = it->str;
-    size_t len = strlen(text);
-    if (pd->type == MAPF_PARAM_BOOL && it->plain && len < sizeof lower) {
-      for (size_t j = 0; j <= len; j++)
-        lower[j] = text[j] >= 'A' && text[j] <= 'Z' ? (char)(text[j] - 'A' + 'a') : text[j];
-      text = lower;
-    }
-    mapf_diag d;
-    memset(&d, 0, sizeof d);
-    if (mapf_param_parse(as->def, ax->index, text, &ax->values[i], &d) != MAPF_OK) {
-      if (text != it->str) /* the message quotes the value as written */
-        mapf_param_parse(as->def, ax->index, it->str, &ax->values[i], &d);
-      perr(c, it->line, it->col, "%s", d.msg);
-    }
-  }
-  if (c->nfail != before) return;
-  ax->nvalues = n;
-  if (n == 1) return;
-  /* Repeated values (as parsed: 1 and 1.0 are one value), reported at the later entry. */
-  value_at *sorted = malloc((size_t)n * sizeof *sorted);
-  if (!sorted) {
-    perr_fatal_oom(c);
-    return;
-  }
-  for (int32_t i = 0; i < n; i++) sorted[i] = (value_at){ax->values[i], i};
-  qsort(sorted, (size_t)n, sizeof *sorted, cmp_value_at);
-  for (int32_t i = 1; i < n; i++) {
-    if (sorted[i].v != sorted[i - 1].v) continue;
-    char val[64];
-    const pnode *it = v->kids[sorted[i].i];
-    mapf_param_format(as->def, ax->index, sorted[i].v, val, sizeof val);
-    perr(c, it->line, it->col, "%s: %s is listed twice", pd->name, val);
-  }
-  free(sorted);
-}
-
-/* `params` of one algorithm entry; then every combination through mapf_params_check, which
- * holds the algorithm's cross-parameter rules (bmaa refuses flow: true), reported at the
- * params key. */
-static void parse_params(pctx *c, farm_algo_spec *as, const kv *pf, const pnode *entry,
-                         long long *combos_left) {
-  char fbuf[80], in[96];
-  const mapf_algo_def *def = as->def;
-  as->ncombos = 1;
-  int32_t before = c->nfail;
-  int line = entry->line, col = entry->col;
-  if (pf->val) {
-    const pnode *m = pf->val;
-    line = pf->key->line;
-    col = pf->key->col;
-    if (m->kind != PN_MAP && !is_null(m)) {
-      if (!bad(c, m))
-        perr(c, m->line, m->col,
-             "params: expected a mapping of parameter names to values, "
-             "found %s",
-             FOUND(m));
+  snprintf(in, sizeof in, "distribution of %s", pd->name);
+  kv f[DIST_N];
+  walk_map(c, v, dist_names, DIST_N, f, in);
+  int kind = -1;
+  for (int k = 0; k < DIST_N; k++) {
+    if (!f[k].key) continue;
+    if (kind < 0) {
+      kind = k;
+    } else {
+      perr(c, f[k].key->line, f[k].key->col, "%s: expected one distribution, found %s and %s",
+           pd->name, dist_names[kind], dist_names[k]);
       return;
     }
-    const char *names[MAPF_MAX_PARAMS];
-    for (int32_t i = 0; i < def->nparams; i++) names[i] = def->params[i].name;
-    snprintf(in, sizeof in, "params of %s", def->name);
-    if (m->kind == PN_MAP) {
-      kv f[MAPF_MAX_PARAMS];
-      walk_map(c, m, names, def->nparams, f, in);
-      as->axes = calloc((size_t)(node_pairs(m) ? node_pairs(m) : 1), sizeof *as->axes);
-      if (!as->axes) {
-        perr_fatal_oom(c);
-        return;
+  }
+  if (kind < 0) return; /* only unknown keys: reported */
+  d->kind = kind;
+  const pnode *r = f[kind].val;
+  if (kind == DIST_CHOICE) {
+    int32_t n = parse_values(c, def, i, r, 1, 1, &d->choices);
+    if (n > 0) d->nchoices = n;
+    return;
+  }
+  if (pd->type == MAPF_PARAM_BOOL) {
+    perr(c, f[kind].key->line, f[kind].key->col, "%s: %s is a boolean; use choice: [false, true]",
+         dist_names[kind], pd->name);
+    return;
+  }
+  if (bad(c, r)) return;
+  if (r->kind != PN_SEQ || r->nkids != 2) {
+    perr(c, r->line, r->col, "%s: expected [lo, hi], found %s", dist_names[kind], FOUND(r));
+    return;
+  }
+  if ((parse_value(c, def, i, r->kids[0], &d->lo) | parse_value(c, def, i, r->kids[1], &d->hi)) !=
+      0)
+    return;
+  char lo[64], hi[64];
+  mapf_param_format(def, i, d->lo, lo, sizeof lo);
+  mapf_param_format(def, i, d->hi, hi, sizeof hi);
+  if (!(d->lo < d->hi))
+    perr(c, r->line, r->col, "%s: expected lo < hi, found [%s, %s]", dist_names[kind], lo, hi);
+  else if (kind == DIST_LOGUNIFORM && !(d->lo > 0))
+    perr(c, r->line, r->col, "loguniform: expected lo > 0, found [%s, %s]", lo, hi);
+}
+
+/* `sample: {count, seed, params}`: the distributions are parsed here; the draws are made by
+ * draw_sample once the entry is known to be valid and within bounds. */
+static void parse_sample(pctx *c, entry *e, const kv *sf) {
+  static const char *const keys[] = {"count", "seed", "params"};
+  char fbuf[80];
+  farm_algo_spec *as = e->as;
+  const mapf_algo_def *def = as->def;
+  const pnode *v = sf->val;
+  if (bad(c, v)) return;
+  if (v->kind != PN_MAP) {
+    perr(c, v->line, v->col, "sample: expected a mapping (count, seed, params), found %s",
+         FOUND(v));
+    return;
+  }
+  kv f[3];
+  walk_map(c, v, keys, 3, f, "sample");
+  long long x;
+  if (require(c, v, &f[0], "count", "sample") == 0 &&
+      get_int(c, f[0].val, "count", 1, PLAN_MAX_SAMPLES, &x) == 0)
+    as->sample_count = (int32_t)x;
+  if (f[1].val) get_u64(c, f[1].val, "seed", &as->sample_seed);
+  if (require(c, v, &f[2], "params", "sample") != 0) return;
+  const pnode *m = f[2].val;
+  if (bad(c, m)) return;
+  if (m->kind != PN_MAP || m->nkids == 0) {
+    perr(c, m->line, m->col,
+         "params: expected a mapping of parameter names to distributions, found %s", FOUND(m));
+    return;
+  }
+  snprintf(e->in, sizeof e->in, "sample params of %s", def->name);
+  kv fp[MAPF_MAX_PARAMS];
+  walk_map(c, m, e->names, def->nparams, fp, e->in);
+  farm_param_table *t = &as->sample;
+  for (int32_t p = 0; p < node_pairs(m) && !c->stop; p++) {
+    const pnode *k = m->kids[2 * p];
+    if (k->kind != PN_SCALAR) continue;
+    int32_t i = mapf_param_index(def, k->str);
+    if (i < 0 || fp[i].key != k) continue;
+    if (claim(c, e, i, k, SRC_SAMPLE, 0, t->ncols) != 0) continue;
+    parse_dist(c, e, i, fp[i].val, &e->dists[t->ncols]);
+    t->index[t->ncols++] = i;
+  }
+}
+
+/* Rounds x to 12 significant digits. exp and log are not correctly rounded on every C
+ * library; rounding their result keeps log-uniform draws (and so job keys) the same on every
+ * platform unless a result falls within an ulp of a 12-digit boundary. */
+static double round12(double x) {
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.11e", x);
+  return strtod(buf, NULL);
+}
+
+/* One draw of distribution d for parameter pd, inside [lo, hi] (or among the choices).
+ * uniform: a real lo + (hi - lo) u, u in [0, 1) with 53 bits (exact IEEE arithmetic, the same
+ * everywhere), or for an int a uniform integer in [lo, hi]; loguniform: exp of a uniform in
+ * [log lo, log hi] rounded to 12 digits, or for an int the floor of one in [lo, hi + 1). */
+static double draw(const dist *d, const mapf_param_def *pd, mapf_rng *r) {
+  if (d->kind == DIST_CHOICE) return d->choices[mapf_rng_below(r, (uint64_t)d->nchoices)];
+  double x, span = d->hi - d->lo;
+  if (d->kind == DIST_UNIFORM) {
+    if (pd->type == MAPF_PARAM_INT && span < 9007199254740992.0) /* 2^53 */
+      return d->lo + (double)mapf_rng_below(r, (uint64_t)span + 1);
+    double u = mapf_rng_double(r);
+    x = d->lo + span * u;
+    if (!isfinite(x)) x = d->lo * (1 - u) + d->hi * u; /* a span beyond DBL_MAX */
+    if (pd->type == MAPF_PARAM_INT) x = floor(x);
+  } else {
+    double top = pd->type == MAPF_PARAM_INT ? d->hi + 1 : d->hi;
+    x = round12(exp(log(d->lo) + (log(top) - log(d->lo)) * mapf_rng_double(r)));
+    if (pd->type == MAPF_PARAM_INT) x = floor(x);
+  }
+  return x < d->lo ? d->lo : x > d->hi ? d->hi : x;
+}
+
+/* Draws as->sample_count configurations and keeps the distinct ones, in draw order. Each
+ * parameter has its own generator, seeded from the sample seed and the parameter's name only:
+ * its draws do not depend on the other parameters, the entry's position or the plan, and a
+ * larger count keeps the first draws. O(count x parameters) time and memory, then O(count log
+ * count) for the repeats. Returns 0, or -1 out of memory (reported). */
+static int draw_sample(pctx *c, entry *e) {
+  farm_algo_spec *as = e->as;
+  farm_param_table *t = &as->sample;
+  int32_t n = as->sample_count, m = t->ncols;
+  t->values = malloc((size_t)n * (size_t)m * sizeof *t->values);
+  if (!t->values) {
+    perr_fatal_oom(c);
+    return -1;
+  }
+  for (int32_t k = 0; k < m; k++) {
+    const mapf_param_def *pd = &as->def->params[t->index[k]];
+    mapf_rng r;
+    mapf_rng_seed(&r, mapf_hash64(pd->name, strlen(pd->name), as->sample_seed));
+    for (int32_t row = 0; row < n; row++)
+      t->values[(size_t)row * (size_t)m + (size_t)k] = draw(&e->dists[k], pd, &r);
+  }
+  t->nrows = n;
+  int32_t *first = table_repeats(t);
+  if (!first) {
+    perr_fatal_oom(c);
+    return -1;
+  }
+  int32_t kept = 0;
+  for (int32_t row = 0; row < n; row++) {
+    if (first[row] != row) continue;
+    if (kept != row)
+      memmove(t->values + (size_t)kept * (size_t)m, t->values + (size_t)row * (size_t)m,
+              (size_t)m * sizeof *t->values);
+    kept++;
+  }
+  free(first);
+  t->nrows = kept;
+  return 0;
+}
+
+/* Whether the entry can give parameter i the value x; if not, describes what it gives. */
+static int value_occurs(const entry *e, int32_t i, double x, char *buf, size_t n) {
+  const farm_algo_spec *as = e->as;
+  const double *vals = NULL;
+  int32_t nvals = 0, stride = 1;
+  switch (e->src[i]) {
+  case SRC_AXIS:
+    vals = as->axes[e->src_at[i]].values;
+    nvals = as->axes[e->src_at[i]].nvalues;
+    break;
+  case SRC_ZIP: {
+    const farm_param_table *t = &as->zips[e->src_at[i]];
+    vals = t->values + e->src_col[i];
+    nvals = t->nrows;
+    stride = t->ncols;
+    break;
+  }
+  case SRC_SAMPLE: {
+    const dist *d = &e->dists[e->src_col[i]];
+    if (d->kind == DIST_CHOICE) {
+      vals = d->choices;
+      nvals = d->nchoices;
+      break;
+    }
+    if (x >= d->lo && x <= d->hi) return 1;
+    char lo[64], hi[64];
+    mapf_param_format(as->def, i, d->lo, lo, sizeof lo);
+    mapf_param_format(as->def, i, d->hi, hi, sizeof hi);
+    snprintf(buf, n, "it is drawn from %s [%s, %s]", dist_names[d->kind], lo, hi);
+    return 0;
+  }
+  default:
+    vals = &as->base.v[i];
+    nvals = 1;
+    break;
+  }
+  for (int32_t k = 0; k < nvals; k++)
+    if (vals[(size_t)k * (size_t)stride] == x) return 1;
+  size_t len = (size_t)snprintf(buf, n, "its value%s: ", nvals == 1 ? "" : "s");
+  for (int32_t k = 0; k < nvals && len < n; k++) {
+    char val[64];
+    if (k == 8) {
+      snprintf(buf + len, n - len, ", ...");
+      break;
+    }
+    mapf_param_format(as->def, i, vals[(size_t)k * (size_t)stride], val, sizeof val);
+    int w = snprintf(buf + len, n - len, "%s%s", k ? ", " : "", val);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+  return 0;
+}
+
+/* `exclude`: a list of partial assignments (or one). A value the entry never gives to that
+ * parameter is an error (a misspelt value would otherwise exclude nothing, silently); the
+ * check needs the entry's params, zip and sample to be valid (sources_ok). */
+static void parse_exclude(pctx *c, entry *e, const kv *xf, int sources_ok) {
+  char fbuf[80];
+  const mapf_algo_def *def = e->as->def;
+  const pnode *v = xf->val;
+  if (bad(c, v)) return;
+  int32_t n = v->kind == PN_MAP && v->nkids ? 1 : v->kind == PN_SEQ ? v->nkids : 0;
+  if (n == 0) {
+    perr(c, v->line, v->col,
+         "exclude: expected a list of mappings of parameter names to values, found %s",
+         FOUND(v));
+    return;
+  }
+  e->excls = calloc((size_t)n, sizeof *e->excls);
+  if (!e->excls) {
+    perr_fatal_oom(c);
+    return;
+  }
+  e->nexcl = n;
+  snprintf(e->in, sizeof e->in, "exclude of %s", def->name);
+  for (int32_t x = 0; x < n && !c->stop; x++) {
+    const pnode *it = v->kind == PN_MAP ? v : v->kids[x];
+    excl *ex = &e->excls[x];
+    if (bad(c, it)) continue;
+    if (it->kind != PN_MAP || it->nkids == 0) {
+      perr(c, it->line, it->col, "exclude: expected a mapping of parameter names to values, found %s",
+           FOUND(it));
+      continue;
+    }
+    kv f[MAPF_MAX_PARAMS];
+    walk_map(c, it, e->names, def->nparams, f, e->in);
+    for (int32_t p = 0; p < node_pairs(it); p++) {
+      const pnode *k = it->kids[2 * p];
+      if (k->kind != PN_SCALAR) continue;
+      int32_t i = mapf_param_index(def, k->str);
+      if (i < 0 || f[i].key != k) continue;
+      double val;
+      if (parse_single(c, def, i, f[i].val, &val) != 0) continue;
+      char what[400], text[64];
+      if (sources_ok && !value_occurs(e, i, val, what, sizeof what)) {
+        mapf_param_format(def, i, val, text, sizeof text);
+        perr(c, f[i].val->line, f[i].val->col, "exclude: %s: %s never occurs in this entry (%s)",
+             def->params[i].name, text, what);
+        continue;
       }
-      /* In plan order: the first named parameter is the outermost axis. */
-      for (int32_t p = 0; p < node_pairs(m) && !c->stop; p++) {
-        const pnode *k = m->kids[2 * p];
-        if (k->kind != PN_SCALAR) continue;
-        int32_t i = mapf_param_index(def, k->str);
-        if (i < 0 || f[i].key != k) continue; /* unknown or repeated: reported */
-        farm_param_axis *ax = &as->axes[as->naxes++];
-        ax->index = i;
-        parse_axis(c, as, ax, f[i].val);
-      }
+      ex->index[ex->n] = i;
+      ex->value[ex->n++] = val;
     }
   }
-  if (c->nfail != before || c->stop) return;
-  long long n = 1;
-  for (int32_t a = 0; a < as->naxes; a++) n = sat_mul(n, as->axes[a].nvalues);
+}
+
+static int excluded(const entry *e, const mapf_params *p) {
+  for (int32_t x = 0; x < e->nexcl; x++) {
+    const excl *ex = &e->excls[x];
+    int32_t k = 0;
+    while (k < ex->n && p->v[ex->index[k]] == ex->value[k]) k++;
+    if (k == ex->n) return 1;
+  }
+  return 0;
+}
+
+/* The label: plain text, or a template where {name} stands for the value of parameter name
+ * and {{ and }} for literal braces. Parsed once here (unknown names are errors, with a
+ * suggestion); farm_algo_label renders it per job. */
+static void parse_label(pctx *c, entry *e, const pnode *v, const char *text) {
+  char fbuf[80], h[480];
+  farm_algo_spec *as = e->as;
+  const mapf_algo_def *def = as->def;
+  size_t len = strlen(text);
+  as->label_text = malloc(len + 1);
+  as->label_parts = malloc((len + 1) * sizeof *as->label_parts);
+  if (!as->label_text || !as->label_parts) {
+    perr_fatal_oom(c);
+    return;
+  }
+  size_t out = 0;
+  int32_t np = 0, nparams = 0;
+  int failed = 0;
+  for (size_t i = 0; i < len;) {
+    if (text[i] == '{' && text[i + 1] != '{') {
+      const char *close = strchr(text + i + 1, '}');
+      if (!close) {
+        perr(c, v->line, v->col,
+             "label: \"{\" without a matching \"}\" in %s; write \"{{\" for a literal brace",
+             FOUND(v));
+        failed = 1;
+        break;
+      }
+      size_t nlen = (size_t)(close - text) - i - 1;
+      char name[128];
+      snprintf(name, sizeof name, "%.*s", (int)(nlen < sizeof name ? nlen : sizeof name - 1),
+               text + i + 1);
+      int32_t idx = nlen > 0 && nlen < sizeof name ? mapf_param_index(def, name) : -1;
+      if (nlen == 0) {
+        perr(c, v->line, v->col,
+             "label: an empty placeholder \"{}\" in %s; write a parameter name, e.g. \"{%s}\"",
+             FOUND(v), def->nparams ? def->params[0].name : "name");
+        failed = 1;
+      } else if (idx < 0) {
+        hint(name, e->names, def->nparams, h, sizeof h);
+        perr(c, v->line, v->col, "label: unknown parameter \"%s\" in \"{%s}\"%s", name, name, h);
+        failed = 1;
+      } else {
+        as->label_parts[np++] = (farm_label_part){idx, 0, 0};
+        nparams++;
+      }
+      i = (size_t)(close - text) + 1;
+      continue;
+    }
+    if (text[i] == '}' && text[i + 1] != '}') {
+      perr(c, v->line, v->col,
+           "label: \"}\" without a matching \"{\" in %s; write \"}}\" for a literal brace",
+           FOUND(v));
+      failed = 1;
+      break;
+    }
+    /* Literal text up to the next brace; a doubled brace gives one. */
+    if (np == 0 || as->label_parts[np - 1].param >= 0)
+      as->label_parts[np++] = (farm_label_part){-1, (int32_t)out, 0};
+    if (text[i] == '{' || text[i] == '}') {
+      as->label_text[out++] = text[i];
+      i += 2;
+    } else {
+      as->label_text[out++] = text[i++];
+    }
+    as->label_parts[np - 1].len++;
+  }
+  as->label_text[out] = '\0';
+  as->nlabel_parts = np;
+  if (failed) return;
+  as->label_template = nparams > 0;
+  as->label = xstrdup(c, as->label_template ? text : as->label_text);
+}
+
+/* After the entry's keys are parsed and valid: bounds the raw combinations (every draw of a
+ * sample and every excluded combination counts against PLAN_MAX_COMBOS; exclude work against
+ * PLAN_MAX_EXCLUDE_CHECKS) before anything is allocated for them, draws the sample, then
+ * enumerates the raw combinations once: drops the excluded ones, keeping the indices of the
+ * others, and checks the survivors against the algorithm's cross-parameter rules (def->check,
+ * as mapf_params_check would: bmaa refuses flow: true), reported at `at`. O(raw x (parameters +
+ * exclude entries)). */
+static void finish_entry(pctx *c, entry *e, const pnode *at, const pnode *exclude_key,
+                         long long *combos_left, long long *checks_left) {
+  farm_algo_spec *as = e->as;
+  const mapf_algo_def *def = as->def;
+  long long n = 1, n_params = 1, n_zip = 1;
+  for (int32_t a = 0; a < as->naxes; a++) n_params = sat_mul(n_params, as->axes[a].nvalues);
+  for (int32_t z = 0; z < as->nzips; z++) n_zip = sat_mul(n_zip, as->zips[z].nrows);
+  n = sat_mul(sat_mul(n_params, n_zip), as->sample_count ? as->sample_count : 1);
   if (n > *combos_left) {
-    perr(c, line, col,
-         "params of %s: %lld combinations; the algorithms may give at most %d "
-         "in all",
-         def->name, n, PLAN_MAX_COMBOS);
+    if (!as->nzips && !as->sample_count) {
+      perr(c, at->line, at->col,
+           "params of %s: %lld combinations; the algorithms may give at most %d in all",
+           def->name, n, PLAN_MAX_COMBOS);
+    } else {
+      char detail[160];
+      int w = snprintf(detail, sizeof detail, "%lld from params", n_params);
+      if (as->nzips && w > 0 && (size_t)w < sizeof detail)
+        w += snprintf(detail + w, sizeof detail - (size_t)w, " x %lld from zip", n_zip);
+      if (as->sample_count && w > 0 && (size_t)w < sizeof detail)
+        snprintf(detail + w, sizeof detail - (size_t)w, " x %d drawn", (int)as->sample_count);
+      perr(c, at->line, at->col,
+           "%s: %lld parameter combinations (%s); the algorithms may give at most %d in all",
+           def->name, n, detail, PLAN_MAX_COMBOS);
+    }
+    return;
+  }
+  long long checks = sat_mul(n, e->nexcl);
+  if (checks > *checks_left) {
+    perr(c, exclude_key->line, exclude_key->col,
+         "exclude: %d entries over %lld combinations; the algorithms may make at most %lld "
+         "such checks in all",
+         (int)e->nexcl, n, PLAN_MAX_EXCLUDE_CHECKS);
     return;
   }
   *combos_left -= n;
-  as->ncombos = n;
-  long long failing = 0;
-  mapf_diag first;
-  int64_t first_combo = 0;
-  for (int64_t k = 0; k < n; k++) {
-    mapf_params p;
-    mapf_diag d;
-    combo_params(as, k, &p);
-    memset(&d, 0, sizeof d);
-    if (mapf_params_check(def, &p, &d) == MAPF_OK) continue;
-    if (failing++ == 0) {
-      first = d;
-      first_combo = k;
+  *checks_left -= checks;
+  if (as->sample_count && draw_sample(c, e) != 0) return;
+  as->nraw = sat_mul(sat_mul(n_params, n_zip), as->sample_count ? as->sample.nrows : 1);
+  int32_t *keep = NULL;
+  if (e->nexcl) {
+    keep = malloc((size_t)as->nraw * sizeof *keep);
+    if (!keep) {
+      perr_fatal_oom(c);
+      return;
     }
   }
-  if (!failing) return;
-  if (n == 1) {
-    perr(c, line, col, "%s", first.msg);
-  } else {
+  int64_t kept = 0;
+  long long failing = 0;
+  mapf_diag first;
+  mapf_params first_p;
+  memset(&first, 0, sizeof first);
+  memset(&first_p, 0, sizeof first_p);
+  for (int64_t raw = 0; raw < as->nraw; raw++) {
     mapf_params p;
+    raw_params(as, raw, &p);
+    if (e->nexcl && excluded(e, &p)) continue;
+    if (keep) keep[kept] = (int32_t)raw;
+    kept++;
+    /* Every value was checked against its declared type and range when it was parsed (or
+     * drawn inside a checked range), so only the cross-parameter rules remain: calling them
+     * directly keeps a million combinations well under a second. */
+    mapf_diag d;
+    memset(&d, 0, sizeof d);
+    if (!def->check || def->check(&p, &d) == MAPF_OK) continue;
+    if (failing++ == 0) {
+      first = d;
+      first_p = p;
+    }
+  }
+  if (kept == 0) {
+    free(keep);
+    perr(c, exclude_key->line, exclude_key->col,
+         "exclude: all %lld combinations of this entry are excluded; it would give no jobs",
+         (long long)as->nraw);
+    return;
+  }
+  if (keep && kept == as->nraw) {
+    free(keep);
+    keep = NULL;
+  } else if (keep) {
+    int32_t *k = realloc(keep, (size_t)kept * sizeof *keep);
+    if (k) keep = k;
+  }
+  as->keep = keep;
+  as->ncombos = kept;
+  if (!failing) return;
+  if (kept == 1) {
+    perr(c, at->line, at->col, "%s", first.msg);
+  } else {
     char json[1024];
-    combo_params(as, first_combo, &p);
-    mapf_params_json(def, &p, json, sizeof json);
-    perr(c, line, col, "%s (%lld of %lld combinations, first %s)", first.msg, failing, n, json);
+    mapf_params_json(def, &first_p, json, sizeof json);
+    perr(c, at->line, at->col, "%s (%lld of %lld combinations, first %s)", first.msg, failing,
+         (long long)kept, json);
   }
 }
 
@@ -1205,54 +1964,74 @@ static int cmp_combo_key(const void *a, const void *b) {
   return (x->combo > y->combo) - (x->combo < y->combo);
 }
 
-/* Writes "name\nparams-json" of one combination; job keys contain exactly these two, so two
- * combinations with equal text would give jobs with equal keys. */
-static int combo_text(const farm_algo_spec *as, int64_t combo, char *buf, size_t n) {
+/* Hashes what job keys take of one combination: the algorithm's name and its parameters'
+ * canonical JSON. The JSON is a function of the values that tells distinct values apart
+ * (shortest round-trip reals, integers, booleans), except that an integer or boolean -0 prints
+ * as 0: so hashing the values, with -0 folded into 0 for those, gives equal hashes exactly for
+ * equal texts, without formatting a million JSON texts (O(parameters) per combination). */
+static mapf_hash128 combo_hash(const farm_algo_spec *as, int64_t combo) {
   mapf_params p;
-  combo_params(as, combo, &p);
-  int k = snprintf(buf, n, "%s\n", as->def->name);
-  if (k < 0 || (size_t)k >= n) return k;
-  return k + mapf_params_json(as->def, &p, buf + k, n - (size_t)k);
+  farm_algo_combo(as, combo, &p);
+  unsigned char buf[128 + MAPF_MAX_PARAMS * sizeof(double)];
+  size_t len = strlen(as->def->name);
+  if (len > 127) len = 127; /* registry names are short identifiers */
+  memcpy(buf, as->def->name, len);
+  buf[len++] = '\n';
+  for (int32_t i = 0; i < as->def->nparams; i++) {
+    double v = p.v[i];
+    if (as->def->params[i].type != MAPF_PARAM_REAL) v += 0.0; /* -0 -> +0 */
+    memcpy(buf + len, &v, sizeof v);
+    len += sizeof v;
+  }
+  return mapf_hash128_of(buf, len);
 }
 
 /* A combination given by two algorithm entries (e.g. bmaa twice, with different labels) is an
  * error: labels are not part of job keys. One message per later entry. O(C log C) for C
- * combinations over all entries (at most PLAN_MAX_COMBOS). */
+ * combinations over all entries (at most PLAN_MAX_COMBOS). Within one entry no combination can
+ * repeat (axis values, zip rows and sampled configurations are distinct, and a parameter is
+ * varied in one place only), so the same-entry message is only a safeguard. */
 static void check_combo_repeats(pctx *c, const farm_plan *plan, long long total) {
   combo_key *k = malloc((size_t)(total ? total : 1) * sizeof *k);
   if (!k) {
     perr_fatal_oom(c);
     return;
   }
-  char text[2048];
   int64_t n = 0;
   for (int32_t a = 0; a < plan->nalgos; a++)
-    for (int64_t i = 0; plan->algos[a].def && i < plan->algos[a].ncombos; i++) {
-      int len = combo_text(&plan->algos[a], i, text, sizeof text);
-      size_t used = len < 0 ? 0 : (size_t)len < sizeof text ? (size_t)len : sizeof text - 1;
-      k[n++] = (combo_key){mapf_hash128_of(text, used), a, i};
-    }
+    for (int64_t i = 0; plan->algos[a].def && i < plan->algos[a].ncombos; i++)
+      k[n++] = (combo_key){combo_hash(&plan->algos[a], i), a, i};
   qsort(k, (size_t)n, sizeof *k, cmp_combo_key);
-  int32_t *reported = calloc((size_t)plan->nalgos, sizeof *reported);
-  if (!reported) {
+  /* Per later entry, its first repeated combination and the earliest entry that gives it;
+   * reported afterwards in plan order, so the messages do not depend on hash order. */
+  typedef struct repeat {
+    int64_t combo;
+    int32_t first; /* the earliest entry, or -1: none */
+  } repeat;
+  repeat *rep = malloc((size_t)plan->nalgos * sizeof *rep);
+  if (!rep) {
     free(k);
     perr_fatal_oom(c);
     return;
   }
+  for (int32_t a = 0; a < plan->nalgos; a++) rep[a] = (repeat){0, -1};
   int64_t run = 0; /* start of the run of equal keys that k[i] is in: its earliest entry */
   for (int64_t i = 1; i < n; i++) {
     if (k[i].h.hi != k[i - 1].h.hi || k[i].h.lo != k[i - 1].h.lo) {
       run = i;
       continue;
     }
-    if (reported[k[i].algo]) continue;
-    reported[k[i].algo] = 1;
-    const farm_algo_spec *later = &plan->algos[k[i].algo], *first = &plan->algos[k[run].algo];
+    repeat *r = &rep[k[i].algo];
+    if (r->first < 0 || k[i].combo < r->combo) *r = (repeat){k[i].combo, k[run].algo};
+  }
+  for (int32_t a = 0; a < plan->nalgos; a++) {
+    if (rep[a].first < 0) continue;
+    const farm_algo_spec *later = &plan->algos[a], *first = &plan->algos[rep[a].first];
     mapf_params p;
     char json[1024];
-    combo_params(later, k[i].combo, &p);
+    farm_algo_combo(later, rep[a].combo, &p);
     mapf_params_json(later->def, &p, json, sizeof json);
-    if (k[i].algo == k[run].algo)
+    if (rep[a].first == a)
       perr(c, later->line, later->col, "algorithm %s gives the parameters %s twice",
            later->def->name, json);
     else
@@ -1261,13 +2040,113 @@ static void check_combo_repeats(pctx *c, const farm_plan *plan, long long total)
            "line %d, column %d; its jobs would run twice (labels are not part of a job)",
            later->def->name, json, first->line, first->col);
   }
-  free(reported);
+  free(rep);
   free(k);
 }
 
-static void parse_algorithms(pctx *c, farm_plan *plan, const pnode *v) {
-  static const char *const keys[] = {"name", "label", "params"};
-  char fbuf[80], h[480];
+/* Names of the registered algorithms (at most 64), for suggestions. */
+static int32_t algo_names(const char **names) {
+  int32_t n = 0;
+  for (int32_t i = 0; i < mapf_algo_count() && n < 64; i++) names[n++] = mapf_algo_at(i)->name;
+  return n;
+}
+
+/* `defaults: {ALGORITHM: {PARAM: value, ...}, ...}`: single values that replace the registry's
+ * defaults for every entry of that algorithm (bases[i] for mapf_algo_at(i), filled with the
+ * registry's defaults first). Each value is checked like a params value. */
+static void parse_defaults(pctx *c, const pnode *v, mapf_params *bases) {
+  char fbuf[80], in[96];
+  const char *names[64];
+  int32_t nnames = algo_names(names);
+  if (bad(c, v)) return;
+  if (is_null(v)) return;
+  if (v->kind != PN_MAP) {
+    perr(c, v->line, v->col,
+         "defaults: expected a mapping of algorithm names to parameter values, found %s",
+         FOUND(v));
+    return;
+  }
+  kv f[64];
+  walk_map(c, v, names, nnames, f, "defaults");
+  for (int32_t a = 0; a < nnames && !c->stop; a++) {
+    const pnode *m = f[a].val;
+    if (!m || bad(c, m)) continue;
+    const mapf_algo_def *def = mapf_algo_at(a);
+    if (m->kind != PN_MAP) {
+      perr(c, m->line, m->col,
+           "defaults of %s: expected a mapping of parameter names to values, found %s",
+           def->name, FOUND(m));
+      continue;
+    }
+    const char *pnames[MAPF_MAX_PARAMS];
+    for (int32_t i = 0; i < def->nparams; i++) pnames[i] = def->params[i].name;
+    snprintf(in, sizeof in, "defaults of %s", def->name);
+    kv fp[MAPF_MAX_PARAMS];
+    walk_map(c, m, pnames, def->nparams, fp, in);
+    for (int32_t i = 0; i < def->nparams; i++)
+      if (fp[i].val) parse_single(c, def, i, fp[i].val, &bases[a].v[i]);
+  }
+}
+
+enum { A_NAME, A_LABEL, A_PARAMS, A_ZIP, A_EXCLUDE, A_SAMPLE, A_N };
+
+/* One entry of `algorithms`. */
+static void parse_entry(pctx *c, farm_algo_spec *as, const pnode *it, const mapf_params *bases,
+                        long long *combos_left, long long *checks_left) {
+  static const char *const keys[A_N] = {"name", "label", "params", "zip", "exclude", "sample"};
+  char h[480];
+  const char *names[64];
+  int32_t nnames = algo_names(names);
+  kv f[A_N];
+  walk_map(c, it, keys, A_N, f, "algorithm");
+  int32_t algo = -1;
+  if (require(c, it, &f[A_NAME], "name", "algorithm") == 0) {
+    const char *name = get_str(c, f[A_NAME].val, "name");
+    if (name) {
+      as->def = mapf_algo_find(name);
+      for (int32_t i = 0; as->def && i < nnames; i++)
+        if (mapf_algo_at(i) == as->def) algo = i;
+      if (!as->def) {
+        hint(name, names, nnames, h, sizeof h);
+        perr(c, f[A_NAME].val->line, f[A_NAME].val->col, "unknown algorithm \"%s\"%s", name, h);
+      }
+    }
+  }
+  const char *label = NULL;
+  if (f[A_LABEL].val) {
+    label = get_str(c, f[A_LABEL].val, "label");
+    if (label && !as->def) as->label = xstrdup(c, label);
+  } else if (as->def) {
+    as->label = xstrdup(c, as->def->label);
+  }
+  if (!as->def) return;
+  if (algo >= 0)
+    as->base = bases[algo];
+  else
+    mapf_params_default(as->def, &as->base);
+  entry e;
+  memset(&e, 0, sizeof e);
+  e.as = as;
+  for (int32_t i = 0; i < as->def->nparams; i++) e.names[i] = as->def->params[i].name;
+  int32_t before = c->nfail;
+  if (f[A_PARAMS].val) parse_params(c, &e, &f[A_PARAMS]);
+  if (f[A_ZIP].val && !c->stop) parse_zip(c, &e, &f[A_ZIP]);
+  if (f[A_SAMPLE].val && !c->stop) parse_sample(c, &e, &f[A_SAMPLE]);
+  if (f[A_EXCLUDE].val && !c->stop) parse_exclude(c, &e, &f[A_EXCLUDE], c->nfail == before);
+  if (label && !c->stop) parse_label(c, &e, f[A_LABEL].val, label);
+  if (c->nfail == before && !c->stop) {
+    /* Combination errors go to the first of params, zip and sample, else to the entry. */
+    const pnode *at = f[A_PARAMS].key   ? f[A_PARAMS].key
+                      : f[A_ZIP].key    ? f[A_ZIP].key
+                      : f[A_SAMPLE].key ? f[A_SAMPLE].key
+                                        : it;
+    finish_entry(c, &e, at, f[A_EXCLUDE].key, combos_left, checks_left);
+  }
+  entry_free(&e);
+}
+
+static void parse_algorithms(pctx *c, farm_plan *plan, const pnode *v, const mapf_params *bases) {
+  char fbuf[80];
   if (bad(c, v)) return;
   if (v->kind != PN_SEQ || v->nkids == 0) {
     perr(c, v->line, v->col, "algorithms: expected a non-empty list, found %s", FOUND(v));
@@ -1284,48 +2163,29 @@ static void parse_algorithms(pctx *c, farm_plan *plan, const pnode *v) {
     return;
   }
   plan->nalgos = v->nkids;
-  const char *names[64];
-  int32_t nnames = 0;
-  for (int32_t i = 0; i < mapf_algo_count() && nnames < 64; i++)
-    names[nnames++] = mapf_algo_at(i)->name;
   int32_t before = c->nfail;
-  long long combos_left = PLAN_MAX_COMBOS;
+  long long combos_left = PLAN_MAX_COMBOS, checks_left = PLAN_MAX_EXCLUDE_CHECKS;
   for (int32_t a = 0; a < v->nkids && !c->stop; a++) {
     const pnode *it = v->kids[a];
     farm_algo_spec *as = &plan->algos[a];
     as->line = it->line;
     as->col = it->col;
     as->ncombos = 1;
+    as->nraw = 1;
     if (bad(c, it)) continue;
     if (it->kind != PN_MAP) {
       perr(c, it->line, it->col,
-           "algorithms: expected a mapping (name, label, params), "
+           "algorithms: expected a mapping (name, label, params, zip, exclude, sample), "
            "found %s",
            FOUND(it));
       continue;
     }
-    kv f[3];
-    walk_map(c, it, keys, 3, f, "algorithm");
-    if (require(c, it, &f[0], "name", "algorithm") == 0) {
-      const char *name = get_str(c, f[0].val, "name");
-      if (name) {
-        as->def = mapf_algo_find(name);
-        if (!as->def) {
-          hint(name, names, nnames, h, sizeof h);
-          perr(c, f[0].val->line, f[0].val->col, "unknown algorithm \"%s\"%s", name, h);
-        }
-      }
-    }
-    if (f[1].val) {
-      const char *label = get_str(c, f[1].val, "label");
-      if (label) as->label = xstrdup(c, label);
-    } else if (as->def) {
-      as->label = xstrdup(c, as->def->label);
-    }
-    if (as->def) parse_params(c, as, &f[2], it, &combos_left);
+    parse_entry(c, as, it, bases, &combos_left, &checks_left);
   }
   if (c->nfail != before || c->stop) return;
-  check_combo_repeats(c, plan, PLAN_MAX_COMBOS - combos_left);
+  long long total = 0;
+  for (int32_t a = 0; a < plan->nalgos; a++) total += plan->algos[a].ncombos;
+  check_combo_repeats(c, plan, total);
 }
 
 /* ---- limits, execution, top level -------------------------------------------------------- */
@@ -1362,12 +2222,12 @@ static void parse_execution(pctx *c, farm_plan *plan, const pnode *v) {
   plan->execution = (mapf_execution)e;
 }
 
-enum { K_NAME, K_SEED, K_MAPS, K_SCENARIOS, K_ALGORITHMS, K_LIMITS, K_EXECUTION, K_N };
+enum { K_NAME, K_SEED, K_MAPS, K_SCENARIOS, K_DEFAULTS, K_ALGORITHMS, K_LIMITS, K_EXECUTION, K_N };
 
 static void parse_root(pctx *c, farm_plan *plan, const pnode *root, const char *dir,
                        const farm_plan_opts *opts) {
-  static const char *const keys[K_N] = {"name",       "seed",   "maps",     "scenarios",
-                                        "algorithms", "limits", "execution"};
+  static const char *const keys[K_N] = {"name",     "seed",       "maps",   "scenarios",
+                                        "defaults", "algorithms", "limits", "execution"};
   char fbuf[80];
   if (!root || is_null(root)) {
     perr(c, root ? root->line : 1, root ? root->col : 1,
@@ -1378,7 +2238,7 @@ static void parse_root(pctx *c, farm_plan *plan, const pnode *root, const char *
   if (root->kind != PN_MAP) {
     perr(c, root->line, root->col,
          "expected a mapping of plan keys (name, seed, maps, "
-         "scenarios, algorithms, limits, execution), found %s",
+         "scenarios, defaults, algorithms, limits, execution), found %s",
          FOUND(root));
     return;
   }
@@ -1393,8 +2253,18 @@ static void parse_root(pctx *c, farm_plan *plan, const pnode *root, const char *
     parse_maps(c, plan, f[K_MAPS].val, dir, opts);
   if (require(c, root, &f[K_SCENARIOS], "scenarios", NULL) == 0)
     parse_scenarios(c, plan, f[K_SCENARIOS].val);
+  /* Per registered algorithm, its defaults as the plan changes them; read before the
+   * algorithms, wherever the key stands. */
+  mapf_params *bases = calloc((size_t)(mapf_algo_count() ? mapf_algo_count() : 1), sizeof *bases);
+  if (!bases) {
+    perr_fatal_oom(c);
+    return;
+  }
+  for (int32_t a = 0; a < mapf_algo_count(); a++) mapf_params_default(mapf_algo_at(a), &bases[a]);
+  if (f[K_DEFAULTS].val) parse_defaults(c, f[K_DEFAULTS].val, bases);
   if (require(c, root, &f[K_ALGORITHMS], "algorithms", NULL) == 0)
-    parse_algorithms(c, plan, f[K_ALGORITHMS].val);
+    parse_algorithms(c, plan, f[K_ALGORITHMS].val, bases);
+  free(bases);
   if (f[K_LIMITS].val) parse_limits(c, plan, f[K_LIMITS].val);
   if (f[K_EXECUTION].val) parse_execution(c, plan, f[K_EXECUTION].val);
   if (c->nerr || c->stop) return;
@@ -1430,10 +2300,16 @@ void farm_plan_free(farm_plan *p) {
   }
   free(p->scens);
   for (int32_t i = 0; p->algos && i < p->nalgos; i++) {
-    free(p->algos[i].label);
-    for (int32_t a = 0; p->algos[i].axes && a < p->algos[i].naxes; a++)
-      free(p->algos[i].axes[a].values);
-    free(p->algos[i].axes);
+    farm_algo_spec *as = &p->algos[i];
+    free(as->label);
+    free(as->label_parts);
+    free(as->label_text);
+    for (int32_t a = 0; as->axes && a < as->naxes; a++) free(as->axes[a].values);
+    free(as->axes);
+    for (int32_t z = 0; as->zips && z < as->nzips; z++) free(as->zips[z].values);
+    free(as->zips);
+    free(as->sample.values);
+    free(as->keep);
   }
   free(p->algos);
   free(p);

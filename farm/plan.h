@@ -1,14 +1,18 @@
 /* plan.h: the YAML plan (libyaml) and its validation.
  *
- * A plan names maps, scenario generators, algorithms with parameter lists, and limits; see the
- * README, "Plan format". Parsing checks every key and value against the declarations in
- * core/algo.h and core/mapgen.h and reports every error as PLAN:LINE:COL. */
+ * A plan names maps, scenario generators, per-algorithm defaults, algorithm entries (parameter
+ * lists, zip groups, exclusions, random samples, label templates) and limits; see the README,
+ * "Plan format". Parsing checks every key and value against the declarations in core/algo.h
+ * and core/mapgen.h and reports every error as PLAN:LINE:COL. Everything a plan costs (its
+ * combinations, samples, exclusions) is bounded and resolved here, before any job runs: an
+ * entry's combinations are decoded in O(parameters) by farm_algo_combo. */
 #ifndef FARM_PLAN_H
 #define FARM_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "algo.h"
 #include "diag.h"
 #include "mapgen.h"
 #include "sim.h"
@@ -29,19 +33,54 @@ typedef struct farm_scen_spec {
   int line, col;
 } farm_scen_spec;
 
-/* One swept parameter: the plan gave one value or a list. */
+/* One swept parameter of `params`: the plan gave one value or a list. */
 typedef struct farm_param_axis {
   int32_t index;           /* into def->params */
   double *values;
   int32_t nvalues;
 } farm_param_axis;
 
+/* Parameters varied together: row r sets parameter index[k] to values[r * ncols + k]. A zip
+ * group is one such table (its lists side by side, in plan order); the distinct
+ * configurations drawn by `sample` are another. */
+typedef struct farm_param_table {
+  int32_t index[MAPF_MAX_PARAMS]; /* into def->params, ncols of them */
+  int32_t ncols;
+  double *values;                 /* nrows * ncols, row-major */
+  int32_t nrows;
+} farm_param_table;
+
+/* One piece of a label template: literal text, or the value of a parameter. */
+typedef struct farm_label_part {
+  int32_t param;           /* index into def->params, or -1 for literal text */
+  int32_t off, len;        /* literal text: bytes [off, off + len) of label_text */
+} farm_label_part;
+
+/* One entry of `algorithms`. Its raw combinations are the Cartesian product of the params
+ * axes (first named outermost), then the zip groups (in plan order), then the sampled
+ * configurations (innermost); `exclude` removes some of them, and the survivors, in that
+ * order, are the entry's combinations 0 .. ncombos - 1 (farm_algo_combo decodes one). */
 typedef struct farm_algo_spec {
   const mapf_algo_def *def;
-  char *label;             /* display name; the plan's `label` or def->label */
-  farm_param_axis *axes;   /* only the parameters the plan names; the rest take defaults */
+  char *label;             /* the plan's `label` as written, or def->label; with `{{`/`}}`
+                              unescaped when it names no parameter. When label_template is
+                              set it names parameters: use farm_algo_label / farm_job_label */
+  int label_template;      /* the label names parameters ({name}) */
+  farm_label_part *label_parts; /* the label, parsed; nlabel_parts pieces */
+  int32_t nlabel_parts;
+  char *label_text;        /* the literal pieces of the label, braces unescaped */
+  mapf_params base;        /* the registry's defaults, then the plan's `defaults` for def */
+  farm_param_axis *axes;   /* `params`: only the parameters the plan names */
   int32_t naxes;
-  int64_t ncombos;         /* product of the axes' sizes (1 when none) */
+  farm_param_table *zips;  /* `zip` groups */
+  int32_t nzips;
+  farm_param_table sample; /* the distinct configurations drawn by `sample` (nrows 0: none) */
+  int32_t sample_count;    /* `count`: configurations drawn, duplicates included (0: none) */
+  uint64_t sample_seed;    /* `seed` of sample */
+  int64_t nraw;            /* axes sizes x zip lengths x sample rows */
+  int32_t *keep;           /* raw combinations surviving `exclude`, ascending, ncombos of them;
+                              NULL when nothing is excluded (combination i is raw i) */
+  int64_t ncombos;         /* combinations that give jobs (nraw less the excluded ones) */
   int line, col;
 } farm_algo_spec;
 
@@ -77,6 +116,16 @@ int farm_plan_load(const char *path, const farm_plan_opts *opts, farm_plan **out
 /* The same from a buffer; path names the plan in messages and anchors relative map paths. */
 int farm_plan_parse(const char *text, size_t len, const char *path, const farm_plan_opts *opts,
                     farm_plan **out, farm_diags *errs);
+
+/* Fills p with the resolved parameters of combination `combo` (0 <= combo < as->ncombos) of
+ * the entry: as->base, then the values of its axes, zip rows and sampled configuration. O(number
+ * of parameters); no allocation. Job keys depend on nothing else of the entry. */
+void farm_algo_combo(const farm_algo_spec *as, int64_t combo, mapf_params *p);
+
+/* Writes the entry's label for parameters p into buf (always NUL-terminated when n > 0): each
+ * {name} of the template replaced by mapf_param_format of that parameter, {{ and }} by single
+ * braces. Returns the length the whole label needs, as snprintf does. */
+int farm_algo_label(const farm_algo_spec *as, const mapf_params *p, char *buf, size_t n);
 
 /* Frees p; NULL is a no-op. */
 void farm_plan_free(farm_plan *p);

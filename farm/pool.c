@@ -10,6 +10,7 @@
 typedef struct done_job {
   farm_job job;
   char params[512];
+  char label[256];
   mapf_result res;
 } done_job;
 
@@ -66,7 +67,7 @@ static void write_batch(pool *p, done_job *items, int32_t n) {
     r->agents = j->agents;
     r->instance = j->instance;
     r->algorithm = as->def->name;
-    r->label = as->label;
+    r->label = items[i].label;
     r->params = items[i].params;
     r->seed = j->seed;
     r->plan_index = j->index;
@@ -120,6 +121,7 @@ static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
   farm_job *j = &out->job;
   farm_space_job(sp, index, j);
   farm_job_params_json(sp, j, out->params, sizeof out->params);
+  farm_job_label(sp, j, out->label, sizeof out->label);
   mapf_diag d = {0};
   mapf_instance *inst = NULL;
   memset(&out->res, 0, sizeof out->res);

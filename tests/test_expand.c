@@ -460,3 +460,154 @@ Test(expand, free_of_a_zeroed_space_is_a_no_op) {
   memset(&sp, 0, sizeof sp);
   farm_space_free(&sp);
 }
+
+/* ---- zip, exclude, sample, defaults, label templates ------------------------------------- */
+
+Test(expand, a_zipped_job_has_the_key_of_the_same_job_written_plainly) {
+  loaded a, b;
+  load_text(&a, PLAN_HEAD "algorithms:\n"
+                          "  - {name: bmaa, zip: {expansions: [16, 64], moves: [8, 4]}}\n");
+  load_text(&b, PLAN_HEAD "algorithms:\n"
+                          "  - {name: bmaa, params: {expansions: 16, moves: 8}}\n"
+                          "  - {name: bmaa, params: {expansions: 64, moves: 4}}\n");
+  cr_assert_eq(a.sp.njobs, b.sp.njobs);
+  cr_assert_eq(match_jobs(&a, &b, 1), a.sp.njobs, "every zipped job is a plain job, same key");
+  unload(&a);
+  unload(&b);
+}
+
+Test(expand, a_job_from_defaults_has_the_key_of_the_same_job_written_plainly) {
+  loaded a, b;
+  load_text(&a, PLAN_HEAD "defaults: {bmaa: {expansions: 64, vision: 2}}\n"
+                          "algorithms: [{name: bmaa, params: {push: [false, true]}}]\n");
+  load_text(&b, PLAN_HEAD "algorithms: [{name: bmaa, params: {push: [false, true], "
+                          "expansions: 64, vision: 2}}]\n");
+  cr_assert_eq(match_jobs(&a, &b, 1), a.sp.njobs);
+  unload(&a);
+  unload(&b);
+}
+
+Test(expand, a_sampled_job_has_the_key_of_the_same_job_written_plainly) {
+  loaded a, b;
+  load_text(&a, PLAN_HEAD "algorithms: [{name: bmaa, sample: {count: 30, seed: 4, params: "
+                          "{expansions: {choice: [16, 64]}, vision: {choice: [1, sqrt(2)]}}}}]\n");
+  load_text(&b, PLAN_HEAD "algorithms: [{name: bmaa, params: {expansions: [16, 64], "
+                          "vision: [1, 1.4142135623730951]}}]\n");
+  cr_assert_eq(a.plan->algos[0].ncombos, 4, "30 draws, 4 distinct configurations");
+  cr_assert_eq(a.sp.njobs, b.sp.njobs);
+  cr_assert_eq(match_jobs(&a, &b, 1), a.sp.njobs);
+  unload(&a);
+  unload(&b);
+}
+
+Test(expand, excluded_combinations_are_not_jobs) {
+  loaded l, all;
+  load_text(&l, PLAN_HEAD "algorithms:\n"
+                          "  - name: bmaa\n"
+                          "    params: {push: [false, true], expansions: [16, 32, 64]}\n"
+                          "    exclude: [{push: true, expansions: 64}, {push: false, "
+                          "expansions: 16}]\n"
+                          "  - {name: bmaa, params: {moves: 4}}\n");
+  load_text(&all, PLAN_HEAD "algorithms:\n"
+                            "  - {name: bmaa, params: {push: [false, true], "
+                            "expansions: [16, 32, 64]}}\n"
+                            "  - {name: bmaa, params: {moves: 4}}\n");
+  /* 2 maps x 2 agent counts x 2 instances x (4 + 1) combinations. */
+  cr_assert_eq(l.sp.algo_combos, 5);
+  cr_assert_eq(l.sp.njobs, 2 * 2 * 2 * 5);
+  int64_t bmaa_jobs = 0;
+  for (int64_t i = 0; i < l.sp.njobs; i++) {
+    farm_job j;
+    farm_space_job(&l.sp, i, &j);
+    cr_assert_eq(j.index, i);
+    if (j.algo != 0) continue;
+    bmaa_jobs++;
+    double push = j.params.v[mapf_param_index(l.plan->algos[0].def, "push")];
+    double expansions = j.params.v[mapf_param_index(l.plan->algos[0].def, "expansions")];
+    cr_assert_not(push == 1 && expansions == 64, "job %lld is excluded", (long long)i);
+    cr_assert_not(push == 0 && expansions == 16, "job %lld is excluded", (long long)i);
+  }
+  cr_assert_eq(bmaa_jobs, 2 * 2 * 2 * 4);
+  /* The survivors are the same jobs, with the same keys, as in the plan without exclude. */
+  cr_assert_eq(match_jobs(&l, &all, 1), l.sp.njobs);
+  unload(&l);
+  unload(&all);
+}
+
+Test(expand, excluding_keeps_every_key_distinct) {
+  loaded l;
+  load_file(&l, "sweep.yaml");
+  cr_assert_eq(l.sp.algo_combos, 5 + 50 + 4);
+  mapf_hash128 *keys = malloc((size_t)l.sp.njobs * sizeof *keys);
+  cr_assert_not_null(keys);
+  for (int64_t i = 0; i < l.sp.njobs; i++) {
+    farm_job j;
+    farm_space_job(&l.sp, i, &j);
+    keys[i] = j.key;
+  }
+  qsort(keys, (size_t)l.sp.njobs, sizeof *keys, cmp_key);
+  for (int64_t i = 1; i < l.sp.njobs; i++)
+    cr_assert(keys[i].hi != keys[i - 1].hi || keys[i].lo != keys[i - 1].lo, "two jobs share a key");
+  free(keys);
+  unload(&l);
+}
+
+Test(expand, sampled_keys_do_not_depend_on_the_entry_order) {
+  loaded a, b;
+  load_text(&a, PLAN_HEAD "algorithms:\n"
+                          "  - {name: bmaa, sample: {count: 5, seed: 2, params: "
+                          "{vision: {uniform: [1, 10]}, moves: {loguniform: [1, 100]}}}}\n"
+                          "  - {name: bmaa, params: {push: true}}\n");
+  load_text(&b, PLAN_HEAD "algorithms:\n"
+                          "  - {name: bmaa, params: {push: true}}\n"
+                          "  - {name: bmaa, sample: {count: 5, seed: 2, params: "
+                          "{moves: {loguniform: [1, 100]}, vision: {uniform: [1, 10]}}}}\n");
+  cr_assert_eq(a.sp.njobs, b.sp.njobs);
+  cr_assert_eq(match_jobs(&a, &b, 1), a.sp.njobs);
+  unload(&a);
+  unload(&b);
+}
+
+Test(expand, labels_jobs_from_their_template) {
+  loaded l;
+  load_file(&l, "sweep.yaml");
+  char label[128];
+  farm_job j;
+  /* Job 1: the first entry's combination 1: push false, expansions 32, moves 16. */
+  farm_space_job(&l.sp, 1, &j);
+  cr_assert_eq(j.algo, 0);
+  int n = farm_job_label(&l.sp, &j, label, sizeof label);
+  cr_assert_str_eq(label, "BMAA* e=32 m=16 p=false");
+  cr_assert_eq(n, (int)strlen(label));
+  /* The sampled entry: its vision as mapf_param_format writes it. */
+  farm_space_job(&l.sp, 5, &j);
+  cr_assert_eq(j.algo, 1);
+  char want[128], vision[64];
+  mapf_param_format(l.plan->algos[1].def, mapf_param_index(l.plan->algos[1].def, "vision"),
+                    j.params.v[mapf_param_index(l.plan->algos[1].def, "vision")], vision,
+                    sizeof vision);
+  snprintf(want, sizeof want, "w=%s {sampled}", vision);
+  farm_job_label(&l.sp, &j, label, sizeof label);
+  cr_assert_str_eq(label, want);
+  /* A label without placeholders is the plain label. */
+  farm_space_job(&l.sp, 5 + 50, &j);
+  cr_assert_eq(j.algo, 2);
+  farm_job_label(&l.sp, &j, label, sizeof label);
+  cr_assert_str_eq(label, "{literal}");
+  unload(&l);
+}
+
+Test(expand, a_label_template_is_not_part_of_the_key) {
+  loaded a, b;
+  load_text(&a, PLAN_HEAD "algorithms: [{name: bmaa, label: \"e={expansions}\", "
+                          "params: {expansions: [16, 32]}}]\n");
+  load_text(&b, PLAN_HEAD "algorithms: [{name: bmaa, params: {expansions: [16, 32]}}]\n");
+  cr_assert_eq(match_jobs(&a, &b, 1), a.sp.njobs);
+  farm_job j;
+  char label[64];
+  farm_space_job(&b.sp, 0, &j);
+  farm_job_label(&b.sp, &j, label, sizeof label);
+  cr_assert_str_eq(label, "BMAA*");
+  unload(&a);
+  unload(&b);
+}

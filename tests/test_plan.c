@@ -207,7 +207,7 @@ Test(plan, missing_file_is_an_io_error) {
 
 /* ---- the table of bad plans ---------------------------------------------------------------- */
 
-#define MAX_EXPECT 10
+#define MAX_EXPECT 16
 
 /* One plan file with one kind of mistake, and every message it must give: "L:C: error: ..."
  * after the plan's path; @DIR@ stands for the plans folder. */
@@ -334,8 +334,75 @@ static struct bad_plan bad_plans[] = {
      {"5:1: error: a plan is a single YAML document; found a second one"}},
     {"not_a_mapping.yaml",
      MAPF_EINVAL,
-     {"1:1: error: expected a mapping of plan keys (name, seed, maps, scenarios, algorithms, "
+     {"1:1: error: expected a mapping of plan keys (name, seed, maps, scenarios, defaults, algorithms, "
       "limits, execution), found a list"}},
+    {"bad_zip.yaml",
+     MAPF_EINVAL,
+     {"7:11: error: expansions: already varied in params (line 6, column 14); a parameter may "
+      "be in only one of params, zip and sample",
+      "9:39: error: zip: vision has 2 values and moves has 3; the lists of a zip group must "
+      "have equal lengths",
+      "11:45: error: unknown key \"visoin\" in zip of bmaa; did you mean \"vision\"?",
+      "11:30: error: moves: already varied in zip (line 11, column 12); a parameter may be in "
+      "only one of params, zip and sample",
+      "13:32: error: zip: expansions 16, moves 8 is listed twice (positions 1 and 3)",
+      "15:19: error: moves: expected a non-empty list of values, found \"8\"",
+      "15:23: error: zip: expected a mapping of parameter names to lists, found a list",
+      "15:31: error: zip: expected a mapping of parameter names to lists, found an empty "
+      "mapping"}},
+    {"bad_exclude.yaml",
+     MAPF_EINVAL,
+     {"8:34: error: exclude: expansions: 61 never occurs in this entry (its values: 16, 32)",
+      "9:10: error: unknown key \"pushh\" in exclude of bmaa; did you mean \"push\"?",
+      "10:16: error: exclude: flow: true never occurs in this entry (its value: false)",
+      "11:22: error: expansions: expected a single value, found a list",
+      "12:9: error: exclude: expected a mapping of parameter names to values, found an empty "
+      "mapping",
+      "16:5: error: exclude: all 2 combinations of this entry are excluded; it would give no "
+      "jobs",
+      "21:23: error: exclude: moves: 5 never occurs in this entry (its values: 4, 8)",
+      "21:36: error: exclude: vision: 3 never occurs in this entry (it is drawn from uniform "
+      "[1, 2])",
+      "23:14: error: exclude: expected a list of mappings of parameter names to values, found "
+      "\"true\""}},
+    {"bad_sample.yaml",
+     MAPF_EINVAL,
+     {"6:21: error: count: expected an integer >= 1, found \"0\"",
+      "6:30: error: seed: expected an integer >= 0, found \"-1\"",
+      "6:65: error: vision: expected a number in [0, 1000000], found 2000000",
+      "11:16: error: uniform: push is a boolean; use choice: [false, true]",
+      "12:22: error: unknown key \"unifrom\" in distribution of expansions; did you mean "
+      "\"uniform\"?",
+      "13:27: error: uniform: expected lo < hi, found [3, 1]",
+      "14:30: error: moves: expected an integer in [1, 1000000], found 0",
+      "15:31: error: flow: true is listed twice",
+      "18:33: error: vision: already varied in params (line 17, column 14); a parameter may be "
+      "in only one of params, zip and sample",
+      "18:66: error: moves: expected a distribution ({uniform: [lo, hi]}, {loguniform: [lo, "
+      "hi]} or {choice: [values]}), found \"8\"",
+      "18:99: error: expansions: expected one distribution, found uniform and choice",
+      "20:13: error: missing required key \"count\" in sample",
+      "20:41: error: moves: expected an integer in [1, 1000000], found 1.5",
+      "22:13: error: sample: expected a mapping (count, seed, params), found a list",
+      "24:5: error: unknown key \"smaple\" in algorithm; did you mean \"sample\"?"}},
+    {"bad_defaults.yaml",
+     MAPF_EINVAL,
+     {"5:3: error: unknown key \"bmma\" in defaults; did you mean \"bmaa\"?",
+      "6:32: error: unknown key \"visoin\" in defaults of bmaa; did you mean \"vision\"?",
+      "6:22: error: expansions: expected a single value, found a list",
+      "6:50: error: moves: expected an integer in [1, 1000000], found 0"}},
+    {"bad_label.yaml",
+     MAPF_EINVAL,
+     {"6:12: error: label: unknown parameter \"expnsions\" in \"{expnsions}\"; did you mean "
+      "\"expansions\"?",
+      "9:12: error: label: unknown parameter \"zzz\" in \"{zzz}\" (expected expansions, moves, "
+      "vision, push or flow)",
+      "12:12: error: label: \"{\" without a matching \"}\" in \"BMAA* {expansions\"; write "
+      "\"{{\" for a literal brace",
+      "15:12: error: label: \"}\" without a matching \"{\" in \"BMAA* }\"; write \"}}\" for a "
+      "literal brace",
+      "18:12: error: label: an empty placeholder \"{}\" in \"BMAA* {}\"; write a parameter "
+      "name, e.g. \"{expansions}\""}},
     {"empty.yaml",
      MAPF_EINVAL,
      {"1:1: error: the plan is empty; expected a mapping with name, maps, scenarios and "
@@ -503,4 +570,414 @@ Test(plan, refuses_a_plan_larger_than_16_mib) {
   cr_assert_str_eq(errs.items[0].msg, "the plan is larger than 16 MiB");
   farm_diags_free(&errs);
   free(text);
+}
+
+/* ---- zip, exclude, sample, defaults, label templates ------------------------------------- */
+
+/* Parses text that must be valid and returns the plan (free it). */
+static farm_plan *parse_good(const char *text) {
+  farm_diags errs = {0, 0, NULL};
+  farm_plan *p = NULL;
+  int rc = farm_plan_parse(text, strlen(text), "mem/plan.yaml", &opts, &p, &errs);
+  char *all = format_all(&errs);
+  cr_assert_eq(rc, MAPF_OK, "rc %d, errors:\n%s\nplan:\n%s", rc, all, text);
+  free(all);
+  farm_diags_free(&errs);
+  return p;
+}
+
+/* The resolved parameters of combination k of entry a as canonical JSON. */
+static void combo_json(const farm_plan *p, int32_t a, int64_t k, char *buf, size_t n) {
+  mapf_params v;
+  farm_algo_combo(&p->algos[a], k, &v);
+  mapf_params_json(p->algos[a].def, &v, buf, n);
+}
+
+#define HEAD "name: x\nmaps: [tiny.map]\nscenarios: [{agents: 2}]\n"
+
+Test(plan, parses_every_extension_of_an_algorithm_entry) {
+  farm_plan *p = load_good("sweep.yaml");
+  cr_assert_eq(p->nalgos, 3);
+  char json[512];
+
+  /* push [false, true] x zip (expansions, moves) of 3, less {push: true, expansions: 64}. */
+  const farm_algo_spec *a = &p->algos[0];
+  cr_assert_eq(a->naxes, 1);
+  cr_assert_eq(a->nzips, 1);
+  cr_assert_eq(a->zips[0].ncols, 2);
+  cr_assert_eq(a->zips[0].nrows, 3);
+  cr_assert_eq(a->zips[0].index[0], mapf_param_index(a->def, "expansions"));
+  cr_assert_eq(a->zips[0].index[1], mapf_param_index(a->def, "moves"));
+  cr_assert_eq(a->nraw, 6);
+  cr_assert_eq(a->ncombos, 5);
+  cr_assert_not_null(a->keep);
+  static const int32_t keep[] = {0, 1, 2, 3, 4};
+  cr_assert_eq(memcmp(a->keep, keep, sizeof keep), 0);
+  cr_assert(a->label_template);
+  cr_assert_str_eq(a->label, "BMAA* e={expansions} m={moves} p={push}");
+  /* The defaults section set vision 2 (moves 8 is overridden by the zip). */
+  cr_assert_float_eq(a->base.v[mapf_param_index(a->def, "vision")], 2, 0);
+  cr_assert_float_eq(a->base.v[mapf_param_index(a->def, "moves")], 8, 0);
+  combo_json(p, 0, 0, json, sizeof json);
+  cr_assert_str_eq(json, "{\"expansions\":16,\"flow\":false,\"moves\":8,\"push\":false,"
+                         "\"vision\":2}");
+  combo_json(p, 0, 4, json, sizeof json);
+  cr_assert_str_eq(json, "{\"expansions\":32,\"flow\":false,\"moves\":16,\"push\":true,"
+                         "\"vision\":2}");
+
+  /* 50 draws of (vision, moves, flow); all distinct (vision is a real). */
+  const farm_algo_spec *b = &p->algos[1];
+  cr_assert_eq(b->sample_count, 50);
+  cr_assert_eq(b->sample_seed, 9);
+  cr_assert_eq(b->sample.nrows, 50);
+  cr_assert_eq(b->sample.ncols, 3);
+  cr_assert_eq(b->ncombos, 50);
+  cr_assert_null(b->keep);
+  for (int32_t r = 0; r < b->sample.nrows; r++) {
+    double vision = b->sample.values[r * 3], moves = b->sample.values[r * 3 + 1];
+    cr_assert(vision >= 1 && vision <= 10, "vision %g", vision);
+    cr_assert(moves >= 4 && moves <= 64 && moves == (double)(long long)moves, "moves %g", moves);
+    cr_assert_float_eq(b->sample.values[r * 3 + 2], 0, 0);
+  }
+  cr_assert(b->label_template);
+  mapf_params v;
+  farm_algo_combo(b, 0, &v);
+  cr_assert_float_eq(v.v[mapf_param_index(b->def, "expansions")], 128, 0);
+  cr_assert_float_eq(v.v[mapf_param_index(b->def, "push")], 1, 0);
+
+  /* push false x zip vision (2) x zip (expansions, moves) (2); a label without placeholders. */
+  const farm_algo_spec *c = &p->algos[2];
+  cr_assert_eq(c->nzips, 2);
+  cr_assert_eq(c->ncombos, 4);
+  cr_assert_null(c->keep);
+  cr_assert_not(c->label_template);
+  cr_assert_str_eq(c->label, "{literal}");
+  combo_json(p, 2, 1, json, sizeof json);
+  cr_assert_str_eq(json, "{\"expansions\":9,\"flow\":false,\"moves\":2,\"push\":false,"
+                         "\"vision\":1}");
+  combo_json(p, 2, 2, json, sizeof json);
+  cr_assert_str_eq(json, "{\"expansions\":8,\"flow\":false,\"moves\":1,\"push\":false,"
+                         "\"vision\":1.4142135623730951}");
+  farm_plan_free(p);
+}
+
+Test(plan, zip_groups_multiply_with_params_not_with_each_other) {
+  farm_plan *p = parse_good(HEAD "algorithms:\n"
+                                 "  - name: bmaa\n"
+                                 "    params: {push: [false, true]}\n"
+                                 "    zip: {expansions: [16, 32, 64], moves: [8, 16, 32]}\n");
+  cr_assert_eq(p->algos[0].ncombos, 6, "3 zipped combinations, not 9, times 2");
+  char json[512];
+  /* params outermost: push false with the three zipped pairs first. */
+  static const char *const want[] = {"16,\"flow\":false,\"moves\":8,\"push\":false",
+                                     "32,\"flow\":false,\"moves\":16,\"push\":false",
+                                     "64,\"flow\":false,\"moves\":32,\"push\":false",
+                                     "16,\"flow\":false,\"moves\":8,\"push\":true"};
+  for (int k = 0; k < 4; k++) {
+    combo_json(p, 0, k, json, sizeof json);
+    cr_assert(strstr(json, want[k]), "combination %d: %s", k, json);
+  }
+  farm_plan_free(p);
+}
+
+Test(plan, zip_lists_may_repeat_values_when_rows_differ) {
+  farm_plan *p = parse_good(HEAD "algorithms:\n"
+                                 "  - {name: bmaa, zip: {expansions: [16, 16, 32], "
+                                 "moves: [8, 16, 16]}}\n");
+  cr_assert_eq(p->algos[0].ncombos, 3);
+  farm_plan_free(p);
+}
+
+Test(plan, exclude_drops_every_combination_matching_all_its_keys) {
+  farm_plan *p = parse_good(HEAD "algorithms:\n"
+                                 "  - name: bmaa\n"
+                                 "    params: {push: [false, true], expansions: [16, 32, 64], "
+                                 "vision: [1, sqrt(2)]}\n"
+                                 "    exclude: [{push: true, expansions: 64}, {vision: sqrt(2), "
+                                 "expansions: 16}]\n");
+  const farm_algo_spec *a = &p->algos[0];
+  cr_assert_eq(a->nraw, 12);
+  /* {push: true, expansions: 64}: 2 (both visions); {vision: sqrt(2), expansions: 16}: 2 (both
+   * pushes); no overlap. */
+  cr_assert_eq(a->ncombos, 8);
+  for (int64_t k = 0; k < a->ncombos; k++) {
+    mapf_params v;
+    farm_algo_combo(a, k, &v);
+    double push = v.v[mapf_param_index(a->def, "push")];
+    double expansions = v.v[mapf_param_index(a->def, "expansions")];
+    double vis = v.v[mapf_param_index(a->def, "vision")];
+    cr_assert_not(push == 1 && expansions == 64, "combination %lld", (long long)k);
+    cr_assert_not(vis == MAPF_SQRT2 && expansions == 16, "combination %lld", (long long)k);
+    if (k) cr_assert_gt(a->keep[k], a->keep[k - 1], "ascending raw indices");
+  }
+  farm_plan_free(p);
+}
+
+Test(plan, exclude_compares_values_after_parsing) {
+  /* 1.4142135623730951 is sqrt(2); a single mapping is one exclude entry. */
+  farm_plan *p = parse_good(HEAD "algorithms:\n"
+                                 "  - name: bmaa\n"
+                                 "    params: {vision: [1, sqrt(2)], push: [no, yes]}\n"
+                                 "    exclude: {vision: 1.4142135623730951, push: on}\n");
+  cr_assert_eq(p->algos[0].ncombos, 3);
+  farm_plan_free(p);
+}
+
+Test(plan, excluded_combinations_are_not_checked) {
+  /* flow: true is refused by bmaa; excluding it leaves a valid entry. */
+  farm_plan *p = parse_good(HEAD "algorithms:\n"
+                                 "  - name: bmaa\n"
+                                 "    params: {flow: [false, true], push: [false, true]}\n"
+                                 "    exclude: [{flow: true}]\n");
+  cr_assert_eq(p->algos[0].ncombos, 2);
+  farm_plan_free(p);
+}
+
+Test(plan, defaults_replace_the_registry_and_params_override_them) {
+  farm_plan *p = parse_good(HEAD "defaults: {bmaa: {expansions: 64, vision: 2, push: yes}}\n"
+                                 "algorithms:\n"
+                                 "  - {name: bmaa}\n"
+                                 "  - {name: bmaa, params: {expansions: 16, push: false}}\n");
+  char json[512];
+  combo_json(p, 0, 0, json, sizeof json);
+  cr_assert_str_eq(json, "{\"expansions\":64,\"flow\":false,\"moves\":32,\"push\":true,"
+                         "\"vision\":2}");
+  combo_json(p, 1, 0, json, sizeof json);
+  cr_assert_str_eq(json, "{\"expansions\":16,\"flow\":false,\"moves\":32,\"push\":false,"
+                         "\"vision\":2}");
+  farm_plan_free(p);
+}
+
+Test(plan, defaults_are_checked_by_the_algorithm_rules) {
+  int rc;
+  char *all = parse_text(HEAD "defaults: {bmaa: {flow: true}}\n"
+                              "algorithms:\n"
+                              "  - {name: bmaa, params: {push: [false, true]}}\n"
+                              "  - {name: bmaa, params: {flow: false}}\n",
+                         &rc);
+  cr_assert_eq(rc, MAPF_EINVAL);
+  cr_assert_str_eq(all, "mem/plan.yaml:6:18: error: bmaa: flow: true needs flow annotation, "
+                        "which this version does not implement yet; use flow: false (2 of 2 "
+                        "combinations, first {\"expansions\":32,\"flow\":true,\"moves\":32,"
+                        "\"push\":false,\"vision\":1.4142135623730951})\n");
+  free(all);
+}
+
+/* The sampled rows of entry a as text, one per line, into a fresh string. */
+static char *sample_rows(const farm_plan *p, int32_t a) {
+  const farm_algo_spec *as = &p->algos[a];
+  size_t cap = (size_t)as->sample.nrows * 600 + 1, len = 0;
+  char *s = malloc(cap);
+  cr_assert_not_null(s);
+  s[0] = '\0';
+  for (int32_t r = 0; r < as->sample.nrows; r++)
+    for (int32_t k = 0; k < as->sample.ncols; k++) {
+      char val[64];
+      int32_t i = as->sample.index[k];
+      mapf_param_format(as->def, i, as->sample.values[r * as->sample.ncols + k], val, sizeof val);
+      len += (size_t)snprintf(s + len, cap - len, "%s=%s%s", as->def->params[i].name, val,
+                              k + 1 == as->sample.ncols ? "\n" : " ");
+    }
+  return s;
+}
+
+Test(plan, samples_are_deterministic) {
+  const char *text = HEAD "algorithms:\n"
+                          "  - name: bmaa\n"
+                          "    sample: {count: 20, seed: 5, params: {vision: {uniform: [1, 10]},"
+                          " expansions: {uniform: [1, 100]}, moves: {loguniform: [1, 1000]},"
+                          " push: {choice: [true, false]}}}\n";
+  farm_plan *a = parse_good(text), *b = parse_good(text);
+  char *ra = sample_rows(a, 0), *rb = sample_rows(b, 0);
+  cr_assert_str_eq(ra, rb);
+  cr_assert_eq(a->algos[0].sample.nrows, 20);
+  free(ra);
+  free(rb);
+  farm_plan_free(a);
+  farm_plan_free(b);
+}
+
+/* Column k of the sample of entry a, formatted, into a fresh string. */
+static char *sample_column(const farm_plan *p, int32_t a, const char *name) {
+  const farm_algo_spec *as = &p->algos[a];
+  int32_t col = -1;
+  for (int32_t k = 0; k < as->sample.ncols; k++)
+    if (as->sample.index[k] == mapf_param_index(as->def, name)) col = k;
+  cr_assert_geq(col, 0, "%s is sampled", name);
+  char *s = malloc((size_t)as->sample.nrows * 64 + 1);
+  cr_assert_not_null(s);
+  size_t len = 0;
+  s[0] = '\0';
+  for (int32_t r = 0; r < as->sample.nrows; r++) {
+    char val[40];
+    mapf_param_format(as->def, as->sample.index[col], as->sample.values[r * as->sample.ncols + col],
+                      val, sizeof val);
+    len += (size_t)sprintf(s + len, "%s ", val);
+  }
+  return s;
+}
+
+Test(plan, a_parameter_draws_depend_only_on_the_seed_and_its_name) {
+  farm_plan *a = parse_good(HEAD "algorithms:\n"
+                                 "  - {name: bmaa, sample: {count: 10, seed: 5, params: "
+                                 "{vision: {uniform: [1, 10]}}}}\n");
+  /* Another entry before it, another parameter beside it, a larger count: vision's first ten
+   * draws stay. */
+  farm_plan *b = parse_good(HEAD "algorithms:\n"
+                                 "  - {name: bmaa, params: {push: true}}\n"
+                                 "  - {name: bmaa, sample: {count: 15, seed: 5, params: "
+                                 "{moves: {uniform: [1, 9]}, vision: {uniform: [1, 10]}}}}\n");
+  farm_plan *c = parse_good(HEAD "algorithms:\n"
+                                 "  - {name: bmaa, sample: {count: 10, seed: 6, params: "
+                                 "{vision: {uniform: [1, 10]}}}}\n");
+  char *va = sample_column(a, 0, "vision"), *vb = sample_column(b, 1, "vision"),
+       *vc = sample_column(c, 0, "vision");
+  cr_assert_eq(strncmp(va, vb, strlen(va)), 0, "%s\n%s", va, vb);
+  cr_assert_str_neq(va, vc, "another seed, other draws");
+  free(va);
+  free(vb);
+  free(vc);
+  farm_plan_free(a);
+  farm_plan_free(b);
+  farm_plan_free(c);
+}
+
+Test(plan, sample_draws_stay_inside_their_distribution) {
+  farm_plan *p = parse_good(HEAD "algorithms:\n"
+                                 "  - name: bmaa\n"
+                                 "    sample:\n"
+                                 "      count: 2000\n"
+                                 "      params:\n"
+                                 "        expansions: {uniform: [3, 5]}\n"
+                                 "        moves: {loguniform: [2, 4]}\n"
+                                 "        vision: {loguniform: [0.5, 8]}\n"
+                                 "        push: {choice: [true, false]}\n");
+  const farm_param_table *t = &p->algos[0].sample;
+  int seen_e[6] = {0}, seen_m[5] = {0};
+  for (int32_t r = 0; r < t->nrows; r++) {
+    double e = t->values[r * 4], m = t->values[r * 4 + 1], v = t->values[r * 4 + 2];
+    cr_assert(e >= 3 && e <= 5 && e == (double)(int)e, "expansions %g", e);
+    cr_assert(m >= 2 && m <= 4 && m == (double)(int)m, "moves %g", m);
+    cr_assert(v >= 0.5 && v <= 8, "vision %g", v);
+    seen_e[(int)e] = 1;
+    seen_m[(int)m] = 1;
+  }
+  cr_assert(seen_e[3] && seen_e[4] && seen_e[5], "both bounds of an integer uniform are drawn");
+  cr_assert(seen_m[2] && seen_m[3] && seen_m[4], "both bounds of an integer loguniform");
+  farm_plan_free(p);
+}
+
+Test(plan, duplicate_draws_are_dropped_silently) {
+  farm_plan *p = parse_good(HEAD "algorithms:\n"
+                                 "  - name: bmaa\n"
+                                 "    params: {moves: [8, 16]}\n"
+                                 "    sample: {count: 1000, params: {push: {choice: [false, true]},"
+                                 " expansions: {choice: [16, 32]}}}\n");
+  const farm_algo_spec *a = &p->algos[0];
+  cr_assert_eq(a->sample_count, 1000);
+  cr_assert_eq(a->sample.nrows, 4, "four distinct configurations");
+  cr_assert_eq(a->nraw, 8);
+  cr_assert_eq(a->ncombos, 8, "each sampled configuration with every params combination");
+  /* Distinct and in the order first drawn. */
+  for (int32_t r = 0; r < 4; r++)
+    for (int32_t q = 0; q < r; q++)
+      cr_assert(a->sample.values[r * 2] != a->sample.values[q * 2] ||
+                a->sample.values[r * 2 + 1] != a->sample.values[q * 2 + 1]);
+  farm_plan_free(p);
+}
+
+Test(plan, refuses_a_sample_larger_than_the_bounds) {
+  int rc;
+  char *all = parse_text(HEAD "algorithms:\n"
+                              "  - {name: bmaa, sample: {count: 1000001, params: {push: {choice:"
+                              " [true]}}}}\n",
+                         &rc);
+  cr_assert_eq(rc, MAPF_EINVAL);
+  cr_assert_str_eq(all, "mem/plan.yaml:5:34: error: count: expected an integer <= 1000000, "
+                        "found \"1000001\"\n");
+  free(all);
+  /* Every draw counts against the 10^6 combinations, before anything is drawn. */
+  all = parse_text(HEAD "algorithms:\n"
+                        "  - name: bmaa\n"
+                        "    params: {expansions: [1, 2, 3]}\n"
+                        "    zip: {moves: [1, 2]}\n"
+                        "    sample: {count: 200000, params: {vision: {uniform: [0, 1]}}}\n",
+                   &rc);
+  cr_assert_eq(rc, MAPF_EINVAL);
+  cr_assert_str_eq(all, "mem/plan.yaml:6:5: error: bmaa: 1200000 parameter combinations (3 from "
+                        "params x 2 from zip x 200000 drawn); the algorithms may give at most "
+                        "1000000 in all\n");
+  free(all);
+}
+
+Test(plan, bounds_the_work_of_exclude) {
+  /* 1000 x 1000 combinations and 101 exclude entries: more than 10^8 checks. */
+  size_t cap = 64000;
+  char *text = malloc(cap);
+  cr_assert_not_null(text);
+  size_t len = (size_t)sprintf(text, HEAD "algorithms:\n  - name: bmaa\n    params:\n"
+                                          "      expansions: [");
+  for (int i = 1; i <= 1000; i++) len += (size_t)sprintf(text + len, "%s%d", i > 1 ? "," : "", i);
+  len += (size_t)sprintf(text + len, "]\n      moves: [");
+  for (int i = 1; i <= 1000; i++) len += (size_t)sprintf(text + len, "%s%d", i > 1 ? "," : "", i);
+  len += (size_t)sprintf(text + len, "]\n    exclude:\n");
+  for (int i = 1; i <= 101; i++) len += (size_t)sprintf(text + len, "      - {moves: %d}\n", i);
+  int rc;
+  char *all = parse_text(text, &rc);
+  cr_assert_eq(rc, MAPF_EINVAL);
+  cr_assert_str_eq(all, "mem/plan.yaml:9:5: error: exclude: 101 entries over 1000000 "
+                        "combinations; the algorithms may make at most 100000000 such checks in "
+                        "all\n");
+  free(all);
+  free(text);
+}
+
+Test(plan, renders_label_templates) {
+  farm_plan *p = parse_good(HEAD "algorithms:\n"
+                                 "  - name: bmaa\n"
+                                 "    label: \"BMAA* e={expansions} v={vision} {{p}}={push}}}\"\n"
+                                 "    params: {expansions: [16, 32]}\n"
+                                 "  - {name: bmaa, label: \"{{x}}\", params: {push: true}}\n"
+                                 "  - {name: bmaa, params: {moves: 1}}\n");
+  char buf[128];
+  mapf_params v;
+  farm_algo_combo(&p->algos[0], 1, &v);
+  int n = farm_algo_label(&p->algos[0], &v, buf, sizeof buf);
+  cr_assert_str_eq(buf, "BMAA* e=32 v=1.4142135623730951 {p}=false}");
+  cr_assert_eq(n, (int)strlen(buf));
+  /* Truncation: NUL-terminated, the full length returned. */
+  char small[8];
+  cr_assert_eq(farm_algo_label(&p->algos[0], &v, small, sizeof small), n);
+  cr_assert_str_eq(small, "BMAA* e");
+  farm_algo_combo(&p->algos[1], 0, &v);
+  farm_algo_label(&p->algos[1], &v, buf, sizeof buf);
+  cr_assert_str_eq(buf, "{x}");
+  farm_algo_combo(&p->algos[2], 0, &v);
+  farm_algo_label(&p->algos[2], &v, buf, sizeof buf);
+  cr_assert_str_eq(buf, "BMAA*", "the registry's label");
+  farm_plan_free(p);
+}
+
+Test(plan, applies_the_generator_defaults_of_core) {
+  farm_plan *p = parse_good("name: g\n"
+                            "maps:\n"
+                            "  - generate: {kind: random, width: 9, height: 8}\n"
+                            "  - generate: {kind: rooms, width: 9, height: 8}\n"
+                            "  - generate: {kind: maze, width: 9, height: 8}\n"
+                            "scenarios: [{agents: 2}]\n"
+                            "algorithms: [{name: bmaa}]\n");
+  for (int32_t i = 0; i < 3; i++) {
+    const mapf_mapgen_params *g = &p->maps[i].gen;
+    mapf_mapgen_params want;
+    mapf_mapgen_defaults(&want, g->kind);
+    cr_assert_eq(g->kind, (mapf_mapgen_kind)i);
+    cr_assert_eq(g->width, 9);
+    cr_assert_eq(g->height, 8);
+    cr_assert_float_eq(g->density, want.density, 0);
+    cr_assert_eq(g->room, want.room);
+    cr_assert_eq(g->doors, want.doors);
+    cr_assert_eq(g->corridor, want.corridor);
+    cr_assert_eq(g->seed, want.seed);
+  }
+  farm_plan_free(p);
 }
