@@ -14,10 +14,12 @@
 
 #include "astar.h"
 #include "expand.h"
+#include "merge.h"
 #include "plan.h"
 #include "pool.h"
 #include "report.h"
 #include "sim.h"
+#include "status.h"
 #include "store.h"
 #include "suggest.h"
 
@@ -34,6 +36,9 @@ static const char usage[] =
     "                [--seconds S] [--expansions N] [--execution chains|single-pass]\n"
     "                [--trace FILE] [--export-scen FILE] [--maps DIR]\n"
     "  mapfarm report --db FILE NAME [--format text|md|csv] [--max-agents N]\n"
+    "  mapfarm merge OUT.db IN.db...\n"
+    "  mapfarm status --db FILE\n"
+    "  mapfarm runs --db FILE\n"
     "  mapfarm algorithms\n"
     "  mapfarm --version\n"
     "Maps named by relative paths are looked up beside the plan, then under every --maps DIR\n"
@@ -720,6 +725,310 @@ static int cmd_algorithms(void) {
   return 0;
 }
 
+/* ---- mapfarm merge ------------------------------------------------------------------- */
+
+static int cmd_merge(int argc, char **argv) {
+  const char *out = NULL;
+  const char **ins = calloc((size_t)argc, sizeof *ins);
+  int32_t nin = 0;
+  int options = 1;
+  if (!ins) {
+    fprintf(stderr, "mapfarm: error: out of memory\n");
+    return EXIT_FAILED_JOBS;
+  }
+  for (int i = 2; i < argc; i++) {
+    if (options && strcmp(argv[i], "--") == 0) {
+      options = 0;
+    } else if (options && argv[i][0] == '-' && argv[i][1] != '\0') {
+      free(ins);
+      return bad_usage("unknown option %s for merge", argv[i]);
+    } else if (!out) {
+      out = argv[i];
+    } else {
+      ins[nin++] = argv[i];
+    }
+  }
+  if (!out || nin == 0) {
+    free(ins);
+    return bad_usage("%s needs an output database and at least one input: mapfarm merge "
+                     "OUT.db IN.db...", "merge");
+  }
+  farm_merge_result res;
+  char err[1024];
+  int rc = farm_merge(out, ins, nin, &res, err, sizeof err);
+  free(ins);
+  if (rc < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    fprintf(stderr, "mapfarm: nothing was merged; %s %s\n", out,
+            res.created ? "was not created" : "was not changed");
+    farm_merge_result_free(&res);
+    return rc == FARM_MERGE_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_FAILED_JOBS;
+  }
+  int64_t added = 0, agent_rows = 0, present = 0, runs_added = 0, runs_updated = 0;
+  for (int32_t i = 0; i < res.ninputs; i++) {
+    const farm_merge_input *fi = &res.inputs[i];
+    printf("%s: %lld results added (%lld agent rows), %lld already present, %lld conflicts; "
+           "%lld run%s added",
+           fi->path, (long long)fi->added, (long long)fi->agent_rows, (long long)fi->present,
+           (long long)fi->conflicts, (long long)fi->runs_added, fi->runs_added == 1 ? "" : "s");
+    if (fi->runs_updated > 0)
+      printf(", %lld ended since the last merge", (long long)fi->runs_updated);
+    printf("\n");
+    added += fi->added;
+    agent_rows += fi->agent_rows;
+    present += fi->present;
+    runs_added += fi->runs_added;
+    runs_updated += fi->runs_updated;
+  }
+  printf("%s%s: %lld results added (%lld agent rows), %lld already present, %lld conflicts; "
+         "%lld run%s added",
+         out, res.created ? " (created)" : "", (long long)added, (long long)agent_rows,
+         (long long)present, (long long)res.conflicts, (long long)runs_added,
+         runs_added == 1 ? "" : "s");
+  if (runs_updated > 0) printf(", %lld ended since the last merge", (long long)runs_updated);
+  printf(" from %d database%s\n", (int)res.ninputs, res.ninputs == 1 ? "" : "s");
+  fflush(stdout);
+  for (int32_t i = 0; i < res.ninputs; i++)
+    if (res.inputs[i].runs_running > 0)
+      fprintf(stderr,
+              "mapfarm: note: %s: %lld run%s recorded no end (still running, or stopped "
+              "without a clean exit); merge again when %s finished, to copy the rest\n",
+              res.inputs[i].path, (long long)res.inputs[i].runs_running,
+              res.inputs[i].runs_running == 1 ? "" : "s",
+              res.inputs[i].runs_running == 1 ? "it has" : "they have");
+  if (res.conflicts > 0) {
+    fprintf(stderr,
+            "mapfarm: error: %lld conflict%s: job keys that %s and an input hold with different "
+            "results; %s kept its rows\n",
+            (long long)res.conflicts, res.conflicts == 1 ? "" : "s", out, out);
+    for (int32_t k = 0; k < res.nshown; k++) {
+      const farm_merge_conflict *c = &res.shown[k];
+      fprintf(stderr, "  job %s: %s: %s has %s, %s has %s\n", c->job_key, c->column, out,
+              c->out_value, res.inputs[c->input].path, c->in_value);
+    }
+    if (res.conflicts > res.nshown)
+      fprintf(stderr, "  ... and %lld more\n", (long long)(res.conflicts - res.nshown));
+  }
+  farm_merge_result_free(&res);
+  return rc == FARM_MERGE_CONFLICTS ? EXIT_FAILED_JOBS : 0;
+}
+
+/* ---- mapfarm status and runs --------------------------------------------------------- */
+
+/* Parses `--db FILE` (the only option of status and runs) and opens FILE read-only. Returns 0
+ * and *st, or an exit status. */
+static int open_db_arg(int argc, char **argv, const char *cmd, farm_store **st) {
+  const char *db = NULL;
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--db") == 0) {
+      if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", "--db");
+    } else if (argv[i][0] == '-') {
+      fprintf(stderr, "mapfarm: error: unknown option %s for %s\n%s", argv[i], cmd, usage);
+      return EXIT_BAD_INPUT;
+    } else {
+      return bad_usage("unexpected argument %s", argv[i]);
+    }
+  }
+  if (!db) return bad_usage("%s needs --db FILE", cmd);
+  char err[1024];
+  if (farm_store_open(db, FARM_STORE_READONLY, st, err, sizeof err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  return 0;
+}
+
+/* A duration for people: "42 s", "3m05s", "2h07m", "3d04h"; "-" when unknown. */
+static void format_duration(double s, char *buf, size_t n) {
+  if (!(s >= 0) || s > 1e12) {
+    snprintf(buf, n, "-");
+    return;
+  }
+  long long t = llround(s);
+  if (t < 60)
+    snprintf(buf, n, "%lld s", t);
+  else if (t < 3600)
+    snprintf(buf, n, "%lldm%02llds", t / 60, t % 60);
+  else if (t < 86400)
+    snprintf(buf, n, "%lldh%02lldm", t / 3600, t % 3600 / 60);
+  else
+    snprintf(buf, n, "%lldd%02lldh", t / 86400, t % 86400 / 3600);
+}
+
+static void format_rate(double r, char *buf, size_t n) {
+  if (!(r >= 0))
+    snprintf(buf, n, "- jobs/s");
+  else
+    snprintf(buf, n, r < 0.1 ? "%.3f jobs/s" : "%.1f jobs/s", r);
+}
+
+#define RUNNING_TEXT "running (or stopped without a clean exit)"
+
+/* One run of `mapfarm status`: "  [last ]run 3: done, shard 1/1 on HOST, ...". */
+static void print_status_run(const char *prefix, const farm_status_run *r) {
+  char took[32], rate[32], age[32];
+  format_duration(r->seconds, took, sizeof took);
+  format_rate(r->rate, rate, sizeof rate);
+  int running = strcmp(r->status, "running") == 0;
+  printf("  %srun %lld: %s, shard %s on %s, started %s", prefix, (long long)r->run_id,
+         running ? RUNNING_TEXT : r->status, r->shard[0] ? r->shard : "-",
+         r->host[0] ? r->host : "-", r->started_at);
+  if (r->ended_at[0]) printf(", ended %s", r->ended_at);
+  printf(": %lld jobs in %s (%s)", (long long)r->rows, took, rate);
+  if (running) {
+    format_duration(r->last_row_age, age, sizeof age);
+    if (isnan(r->last_row_age))
+      printf(", no row written yet");
+    else
+      printf(", last row %s ago", age);
+  }
+  printf("\n");
+}
+
+static int cmd_status(int argc, char **argv) {
+  farm_store *st = NULL;
+  int rc = open_db_arg(argc, argv, "status", &st);
+  if (rc != 0) return rc;
+  farm_status s;
+  char err[1024];
+  if (farm_status_read(st, &s, err, sizeof err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    farm_store_close(st);
+    return EXIT_FAILED_JOBS;
+  }
+  const char *db = sqlite3_db_filename(farm_store_db(st), "main");
+  printf("%s: %lld results, read at %s\n", db && *db ? db : "database", (long long)s.results,
+         s.now);
+  if (s.nplans == 0) printf("no runs recorded\n");
+  for (int32_t i = 0; i < s.nplans; i++) {
+    const farm_status_plan *p = &s.plans[i];
+    printf("plan %s (plan hash %.16s)\n", p->plan_name[0] ? p->plan_name : "(unnamed)",
+           p->plan_hash[0] ? p->plan_hash : "-");
+    if (p->total >= 0) {
+      printf("  jobs: %lld of %lld done (%.1f%%), %lld failed [%lld ok, %lld limit, %lld error]",
+             (long long)p->done, (long long)p->total,
+             p->total > 0 ? 100.0 * (double)p->done / (double)p->total : 100.0,
+             (long long)p->error, (long long)p->ok, (long long)p->limit, (long long)p->error);
+      if (p->shards_seen < p->shard_count)
+        printf("; only %d of %d shards have run into this file, and the total counts those",
+               (int)p->shards_seen, (int)p->shard_count);
+    } else {
+      printf("  jobs: %lld done, total unknown, %lld failed [%lld ok, %lld limit, %lld error]",
+             (long long)p->done, (long long)p->error, (long long)p->ok, (long long)p->limit,
+             (long long)p->error);
+    }
+    printf("\n  runs:");
+    const char *sep = " ";
+    struct {
+      int64_t n;
+      const char *what;
+    } by[] = {{p->finished, "done"},
+              {p->interrupted, "interrupted"},
+              {p->failed, "failed"},
+              {p->nactive, RUNNING_TEXT},
+              {p->running - p->nactive,
+               "stopped without a clean exit (a later run of its shard started)"}};
+    for (size_t k = 0; k < sizeof by / sizeof by[0]; k++) {
+      if (by[k].n <= 0) continue;
+      printf("%s%lld %s", sep, (long long)by[k].n, by[k].what);
+      sep = ", ";
+    }
+    printf("\n");
+    if (p->nactive > 0) {
+      for (int32_t k = 0; k < p->nactive; k++) print_status_run("", &p->active[k]);
+      char rate[32], eta[32];
+      format_rate(p->rate, rate, sizeof rate);
+      format_duration(p->eta, eta, sizeof eta);
+      printf("  rate: %s; ETA %s\n", rate, isnan(p->eta) ? "unknown" : eta);
+    } else {
+      print_status_run("last ", &p->last);
+    }
+  }
+  if (s.unowned > 0)
+    printf("%lld results belong to no run recorded in this file\n", (long long)s.unowned);
+  farm_status_free(&s);
+  farm_store_close(st);
+  return 0;
+}
+
+static int cmd_runs(int argc, char **argv) {
+  farm_store *st = NULL;
+  int rc = open_db_arg(argc, argv, "runs", &st);
+  if (rc != 0) return rc;
+  farm_run_row *rows = NULL;
+  int32_t n = 0;
+  char err[1024];
+  if (farm_runs_list(st, &rows, &n, err, sizeof err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    farm_store_close(st);
+    return EXIT_FAILED_JOBS;
+  }
+  farm_store_close(st);
+  if (n == 0) {
+    printf("no runs recorded\n");
+    return 0;
+  }
+  /* A table: one line per run, columns padded to their widest cell. */
+  enum { NCOL = 13 };
+  static const char *const head[NCOL] = {"run",   "plan",  "hash",    "version", "compiler",
+                                         "host",  "threads", "shard", "started", "ended",
+                                         "status", "ok/limit/error", "merged from"};
+  int merged = 0, counted = 0;
+  for (int32_t i = 0; i < n; i++) {
+    merged |= rows[i].merged_from[0] != '\0';
+    counted |= rows[i].counted;
+  }
+  int ncol = merged ? NCOL : NCOL - 1;
+  char(*cells)[NCOL][96] = calloc((size_t)n, sizeof *cells);
+  if (!cells) {
+    free(rows);
+    fprintf(stderr, "mapfarm: error: out of memory\n");
+    return EXIT_FAILED_JOBS;
+  }
+  size_t width[NCOL];
+  for (int c = 0; c < NCOL; c++) width[c] = strlen(head[c]);
+  for (int32_t i = 0; i < n; i++) {
+    const farm_run_row *r = &rows[i];
+    char(*row)[96] = cells[i];
+    snprintf(row[0], 96, "%lld", (long long)r->run_id);
+    snprintf(row[1], 96, "%.95s", r->plan_name);
+    snprintf(row[2], 96, "%.8s", r->plan_hash);
+    snprintf(row[3], 96, "%.95s", r->version);
+    snprintf(row[4], 96, "%.95s", r->compiler);
+    snprintf(row[5], 96, "%.95s", r->host);
+    if (r->threads >= 0)
+      snprintf(row[6], 96, "%lld", (long long)r->threads);
+    else
+      snprintf(row[6], 96, "-");
+    snprintf(row[7], 96, "%s", r->shard[0] ? r->shard : "-");
+    snprintf(row[8], 96, "%s", r->started_at);
+    snprintf(row[9], 96, "%s", r->ended_at[0] ? r->ended_at : "-");
+    snprintf(row[10], 96, "%s", r->status);
+    snprintf(row[11], 96, "%lld/%lld/%lld%s", (long long)r->n_ok, (long long)r->n_limit,
+             (long long)r->n_error, r->counted ? "*" : "");
+    /* The end of a long path says more than its start. */
+    size_t len = strlen(r->merged_from);
+    if (len > 95)
+      snprintf(row[12], 96, "...%.92s", r->merged_from + len - 92);
+    else
+      snprintf(row[12], 96, "%.95s", r->merged_from);
+    for (int c = 0; c < ncol; c++)
+      if (strlen(row[c]) > width[c]) width[c] = strlen(row[c]);
+  }
+  for (int c = 0; c < ncol; c++)
+    printf("%-*s%s", c + 1 < ncol ? (int)width[c] : 0, head[c], c + 1 < ncol ? "  " : "\n");
+  for (int32_t i = 0; i < n; i++)
+    for (int c = 0; c < ncol; c++)
+      printf("%-*s%s", c + 1 < ncol ? (int)width[c] : 0, cells[i][c],
+             c + 1 < ncol ? "  " : "\n");
+  if (counted)
+    printf("* no recorded end: running, or stopped without a clean exit; these are the rows "
+           "it has stored so far\n");
+  free(cells);
+  free(rows);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage, stderr);
@@ -731,6 +1040,9 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "solve") == 0) return cmd_solve(argc, argv);
   if (strcmp(cmd, "report") == 0) return cmd_report(argc, argv);
   if (strcmp(cmd, "algorithms") == 0) return cmd_algorithms();
+  if (strcmp(cmd, "merge") == 0) return cmd_merge(argc, argv);
+  if (strcmp(cmd, "status") == 0) return cmd_status(argc, argv);
+  if (strcmp(cmd, "runs") == 0) return cmd_runs(argc, argv);
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("mapfarm %s (%s)\n", MAPFARM_VERSION, MAPFARM_GIT);
     return 0;
@@ -739,7 +1051,8 @@ int main(int argc, char **argv) {
     fputs(usage, stdout);
     return 0;
   }
-  static const char *const cmds[] = {"run", "expand", "solve", "report", "algorithms", NULL};
+  static const char *const cmds[] = {"run",   "expand", "solve", "report", "algorithms",
+                                     "merge", "status", "runs",  NULL};
   const char *s = farm_suggest(cmd, cmds, -1);
   fprintf(stderr, "mapfarm: error: unknown command \"%s\"%s%s%s\n%s", cmd,
           s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "", usage);

@@ -78,6 +78,8 @@ static const char sql_put_agent[] =
     "expansions, failed_moves, pushed, searches) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
     "?10, ?11, ?12, ?13, ?14, ?15, ?16)";
 
+/* runs.run_uid, the run's identity across databases (`mapfarm merge` matches runs on it), is
+ * left to its column default: 16 random bytes from SQLite's generator, which the OS seeds. */
 static const char sql_run_begin[] =
     "INSERT INTO runs (plan_name, plan_path, plan_hash, plan_text, version, compiler, cflags, "
     "host, threads, shard, jobs_total, jobs_pending, started_at, status) VALUES (?1, ?2, ?3, "

@@ -3,7 +3,8 @@
 -- This file is compiled into the binary (cmake/embed.cmake) and run once, in one transaction,
 -- when farm/store.c creates a database; views.sql follows it. farm/store.c then sets
 --   PRAGMA application_id = 0x6d617066  ("mapf", FARM_APPLICATION_ID in farm/store.h)
---   PRAGMA user_version   = 1           (FARM_SCHEMA_VERSION: bump it with any change here)
+--   PRAGMA user_version   = 1           (FARM_SCHEMA_VERSION: bump it with any change here once
+--                                          released; until then it stays 1)
 -- and opens every connection with journal_mode=WAL and synchronous=NORMAL.
 --
 -- Conventions:
@@ -15,7 +16,11 @@
 
 -- One row per `mapfarm run`: what ran, with which code, where, and how it ended.
 CREATE TABLE runs (
-  run_id       INTEGER PRIMARY KEY,     -- results.run_id refers here
+  run_id       INTEGER PRIMARY KEY,     -- results.run_id refers here (local to this file)
+  -- The run's identity across databases: random when the run starts, copied by
+  -- `mapfarm merge`, which matches runs on it (run_id is renumbered in the output), so merging
+  -- the same input twice adds no run.
+  run_uid      TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(16)))),
   plan_name    TEXT,                    -- `name:` of the plan
   plan_path    TEXT,                    -- as given on the command line
   plan_hash    TEXT,                    -- hash of plan_text
@@ -34,7 +39,9 @@ CREATE TABLE runs (
                CHECK (status IN ('running', 'done', 'failed', 'interrupted')),
   n_ok         INTEGER,                 -- jobs written by this run, per status
   n_limit      INTEGER,
-  n_error      INTEGER
+  n_error      INTEGER,
+  merged_from  TEXT                     -- NULL for a run that wrote this file; else the file
+                                        -- `mapfarm merge` first copied it from (absolute path)
 );
 
 -- One row per job (map x generator x agents x instance x algorithm with its parameters).
@@ -79,10 +86,11 @@ CREATE TABLE results (
 
 -- The reports group by map and label and list them in plan order (the smallest plan_index of
 -- each, which does not depend on which thread finished first); the portfolio view compares the
--- jobs of one instance.
+-- jobs of one instance. results_run covers the per-run counts by status of `mapfarm status`,
+-- `mapfarm runs` and the run_summary view, so they read the index, not the rows.
 CREATE INDEX results_map_label ON results (map, label);
 CREATE INDEX results_instance ON results (map, generator, agents, instance);
-CREATE INDEX results_run ON results (run_id);
+CREATE INDEX results_run ON results (run_id, status);
 
 -- One row per agent of a job that ran (none for status = 'error'). Cells are x = column,
 -- y = row, as in MovingAI files (row 0 is the first grid line).

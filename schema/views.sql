@@ -110,7 +110,8 @@ FROM results
 WHERE status = 'error';
 
 -- Every run with what it wrote: rows in `results` that it computed, per status, and how long
--- it took (NULL while running or after a crash: ended_at is then NULL).
+-- it took (NULL while running or after a crash: ended_at is then NULL). merged_from is the
+-- file a run was merged from (NULL for a run that wrote this database itself).
 CREATE VIEW run_summary AS
 SELECT u.run_id,
        u.plan_name,
@@ -130,5 +131,8 @@ SELECT u.run_id,
        (SELECT count(*) FROM results AS r
          WHERE r.run_id = u.run_id AND r.status = 'error') AS error,
        u.version,
-       u.host
+       u.host,
+       u.plan_hash,
+       u.run_uid,
+       u.merged_from
 FROM runs AS u;

@@ -1,0 +1,404 @@
+/* test_merge.c: `mapfarm merge` end to end (farm/merge.c): shards merged equal one run,
+ * merging is idempotent, conflicts are reported and keep OUT's rows, bad input and failed
+ * merges leave OUT as it was. */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef MAPFARM_BINARY
+#error "MAPFARM_BINARY must name the mapfarm executable"
+#endif
+#ifndef MAPFARM_SOURCE_DIR
+#define MAPFARM_SOURCE_DIR "."
+#endif
+
+static char tmpdir[256];
+
+static void make_tmpdir(void) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(tmpdir, sizeof tmpdir, "%s/mapfarm-merge-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system(cmd) != 0) cr_log_warn("cannot remove %s", tmpdir);
+}
+
+TestSuite(merge, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
+
+/* A whole file; *len gets its size (NULL: the file is missing). */
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  *len = 0;
+  if (!f) return NULL;
+  char *buf = NULL;
+  size_t cap = 0, n = 0, got;
+  do {
+    if (n == cap) {
+      cap = cap ? 2 * cap : 65536;
+      buf = realloc(buf, cap + 1);
+      cr_assert_not_null(buf);
+    }
+    got = fread(buf + n, 1, cap - n, f);
+    n += got;
+  } while (got > 0);
+  fclose(f);
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+static char *slurp_text(const char *path) {
+  size_t n;
+  char *t = slurp(path, &n);
+  return t ? t : strdup("");
+}
+
+/* Runs `mapfarm ARGS` with stdout and stderr captured; returns the exit status. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int mapfarm(char **out, char **err, const char *fmt, ...) {
+  char args[4096], cmd[8192], o[512], e[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  snprintf(o, sizeof o, "%s/stdout", tmpdir);
+  snprintf(e, sizeof e, "%s/stderr", tmpdir);
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >'%s' 2>'%s'", tmpdir, MAPFARM_BINARY, args, o,
+           e);
+  int st = system(cmd);
+  if (out) *out = slurp_text(o);
+  if (err) *err = slurp_text(e);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void in_tmp(char *buf, size_t n, const char *name) {
+  snprintf(buf, n, "%s/%s", tmpdir, name);
+}
+
+/* Runs sql on a database in tmpdir (read-write, for editing inputs). */
+static void exec_sql(const char *name, const char *sql) {
+  char path[512];
+  in_tmp(path, sizeof path, name);
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
+               SQLITE_OK);
+  char *msg = NULL;
+  cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, &msg), SQLITE_OK, "%s: %s", sql, msg);
+  sqlite3_close(h);
+}
+
+static int64_t query_int(const char *name, const char *sql) {
+  char path[512];
+  in_tmp(path, sizeof path, name);
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *s;
+  cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+  int64_t v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  return v;
+}
+
+/* The rows of a query, one per line, columns separated by '|'. */
+static char *query_text(const char *name, const char *sql) {
+  char path[512];
+  in_tmp(path, sizeof path, name);
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *s;
+  cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+  size_t len = 0;
+  char *buf = NULL;
+  FILE *f = open_memstream(&buf, &len);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    for (int c = 0; c < sqlite3_column_count(s); c++) {
+      const char *t = (const char *)sqlite3_column_text(s, c);
+      fprintf(f, "%s%s", c ? "|" : "", t ? t : "NULL");
+    }
+    fputc('\n', f);
+  }
+  fclose(f);
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  return buf;
+}
+
+static int exists(const char *name) {
+  char path[512];
+  in_tmp(path, sizeof path, name);
+  return access(path, F_OK) == 0;
+}
+
+static const char *small_plan(void) { return MAPFARM_SOURCE_DIR "/tests/data/cli/small.yaml"; }
+
+/* small.yaml (40 jobs) as one run into one.db and as shards 1/3, 2/3, 3/3 into s1.db .. s3.db. */
+static void run_single_and_shards(void) {
+  char *err;
+  int rc = mapfarm(NULL, &err, "run '%s' --db one.db --threads 2", small_plan());
+  cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+  free(err);
+  int64_t sum = 0;
+  for (int i = 1; i <= 3; i++) {
+    rc = mapfarm(NULL, &err, "run '%s' --db s%d.db --shard %d/3 --threads 2", small_plan(), i,
+                 i);
+    cr_assert_eq(rc, 0, "shard %d: exit %d: %s", i, rc, err);
+    free(err);
+    char db[16];
+    snprintf(db, sizeof db, "s%d.db", i);
+    int64_t n = query_int(db, "SELECT count(*) FROM results");
+    cr_assert_gt(n, 0, "shard %d is empty: the split by key is lopsided", i);
+    cr_assert_lt(n, 40);
+    sum += n;
+  }
+  cr_assert_eq(sum, 40, "the shards must partition the plan");
+}
+
+/* Every column of results that does not depend on the clock. */
+static const char result_cols[] =
+    "SELECT job_key, map, map_hash, generator, agents, instance, algorithm, label, params, seed, "
+    "plan_index, status, limit_hit, message, completion_rate, completed, mean_completion_steps, "
+    "mean_completion_steps_capped, mean_travel_distance, steps, expansions, failed_moves, "
+    "pushes, searches, deadlocks_broken FROM results ORDER BY job_key";
+
+static const char agent_cols[] =
+    "SELECT job_key, agent, start_x, start_y, goal_x, goal_y, final_x, final_y, reached, "
+    "completion_step, travel_distance, expansions, failed_moves, pushed, searches "
+    "FROM agent_results ORDER BY job_key, agent";
+
+static const char counts[] =
+    "SELECT (SELECT count(*) FROM results) || '|' || (SELECT count(*) FROM agent_results) || "
+    "'|' || (SELECT count(*) FROM runs)";
+
+Test(merge, three_shards_merge_into_the_results_of_one_run) {
+  run_single_and_shards();
+  char *out, *err;
+  int rc = mapfarm(&out, &err, "merge m.db s1.db s2.db s3.db");
+  cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+  cr_assert(strstr(out, "m.db (created): 40 results added") != NULL, "%s", out);
+  cr_assert(strstr(out, "0 conflicts") != NULL, "%s", out);
+  cr_assert(strstr(out, "s1.db: ") != NULL && strstr(out, "s3.db: ") != NULL, "%s", out);
+  free(out);
+  free(err);
+
+  char *a = query_text("one.db", result_cols), *b = query_text("m.db", result_cols);
+  cr_assert_str_eq(a, b, "merged results differ from the single run");
+  free(a);
+  free(b);
+  a = query_text("one.db", agent_cols);
+  b = query_text("m.db", agent_cols);
+  cr_assert_str_eq(a, b, "merged agent rows differ from the single run");
+  free(a);
+  free(b);
+
+  /* Three runs with their provenance; every result points at one of them. */
+  cr_assert_eq(query_int("m.db", "SELECT count(*) FROM runs"), 3);
+  a = query_text("m.db", "SELECT shard, status, plan_name FROM runs ORDER BY shard");
+  cr_assert_str_eq(a, "1/3|done|cli-small\n2/3|done|cli-small\n3/3|done|cli-small\n");
+  free(a);
+  cr_assert_eq(query_int("m.db", "SELECT count(*) FROM runs WHERE merged_from LIKE '%/s_.db'"),
+               3);
+  cr_assert_eq(query_int("m.db", "SELECT count(*) FROM results WHERE run_id IS NULL OR run_id "
+                                 "NOT IN (SELECT run_id FROM runs)"),
+               0);
+  /* Each shard's rows point at that shard's run. */
+  cr_assert_eq(query_int("m.db", "SELECT count(*) FROM results r JOIN runs u USING (run_id) "
+                                 "WHERE u.jobs_total IS NULL"),
+               0);
+  cr_assert_eq(query_int("m.db", "SELECT sum(n) FROM (SELECT count(*) AS n FROM results r JOIN "
+                                 "runs u USING (run_id) GROUP BY u.run_id HAVING n = "
+                                 "max(u.n_ok + u.n_limit + u.n_error))"),
+               40);
+  /* The application id and schema version make it a mapfarm database. */
+  cr_assert_eq(query_int("m.db", "PRAGMA application_id"), 0x6d617066);
+  cr_assert_eq(query_int("m.db", "PRAGMA user_version"), 1);
+  /* The report reads it like any other. */
+  char *rep1, *rep2;
+  cr_assert_eq(mapfarm(&rep1, NULL, "report --db one.db completion-rate --format csv"), 0);
+  cr_assert_eq(mapfarm(&rep2, NULL, "report --db m.db completion-rate --format csv"), 0);
+  cr_assert_str_eq(rep1, rep2);
+  free(rep1);
+  free(rep2);
+}
+
+Test(merge, merging_again_adds_nothing) {
+  run_single_and_shards();
+  char *out, *err;
+  cr_assert_eq(mapfarm(NULL, NULL, "merge m.db s1.db s2.db s3.db"), 0);
+  char *before = query_text("m.db", counts);
+  cr_assert_str_eq(before, "40|500|3\n");
+  /* The same inputs again, in another order, one of them twice. */
+  int rc = mapfarm(&out, &err, "merge m.db s3.db s1.db s2.db s1.db");
+  cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+  cr_assert(strstr(out, "m.db: 0 results added (0 agent rows), 53 already present, 0 "
+                        "conflicts; 0 runs added from 4 databases") != NULL,
+            "%s", out);
+  char *after = query_text("m.db", counts);
+  cr_assert_str_eq(before, after);
+  free(out);
+  free(err);
+  free(after);
+  /* A merged database is an input like any other: merging it into a copy of one shard adds the
+   * other two shards, and into the merged one adds nothing. */
+  cr_assert_eq(mapfarm(NULL, &err, "merge s1.db m.db"), 0, "%s", err);
+  free(err);
+  after = query_text("s1.db", counts);
+  cr_assert_str_eq(before, after);
+  free(after);
+  cr_assert_eq(mapfarm(&out, NULL, "merge m.db s1.db"), 0);
+  cr_assert(strstr(out, "m.db: 0 results added") != NULL, "%s", out);
+  free(out);
+  after = query_text("m.db", counts);
+  cr_assert_str_eq(before, after);
+  free(after);
+  /* The single run computed the same jobs: all present, no conflict; its run is new. */
+  cr_assert_eq(mapfarm(&out, &err, "merge m.db one.db"), 0, "%s", err);
+  cr_assert(strstr(out, "one.db: 0 results added (0 agent rows), 40 already present, 0 "
+                        "conflicts; 1 run added") != NULL,
+            "%s", out);
+  free(out);
+  free(err);
+  free(before);
+}
+
+Test(merge, a_conflict_is_reported_with_exit_1_and_keeps_the_output_row) {
+  run_single_and_shards();
+  cr_assert_eq(mapfarm(NULL, NULL, "merge m.db s1.db s2.db"), 0);
+  char *key = query_text("s2.db", "SELECT min(job_key) FROM results");
+  key[strcspn(key, "\n")] = '\0';
+  char sql[256];
+  snprintf(sql, sizeof sql, "SELECT steps FROM results WHERE job_key = '%s'", key);
+  int64_t kept = query_int("m.db", sql);
+  /* The same job with a different result, in a copy of shard 2. */
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cp '%s/s2.db' '%s/s2x.db'", tmpdir, tmpdir);
+  cr_assert_eq(system(cmd), 0);
+  snprintf(sql, sizeof sql, "UPDATE results SET steps = steps + 1 WHERE job_key = '%s'", key);
+  exec_sql("s2x.db", sql);
+  char *out, *err;
+  int rc = mapfarm(&out, &err, "merge m.db s2x.db s3.db");
+  cr_assert_eq(rc, 1, "exit %d: %s", rc, err);
+  cr_assert(strstr(err, "1 conflict") != NULL, "%s", err);
+  cr_assert(strstr(err, key) != NULL, "the conflicting key is not named:\n%s", err);
+  cr_assert(strstr(err, "steps") != NULL, "the differing column is not named:\n%s", err);
+  cr_assert(strstr(out, "s2x.db: 0 results added (0 agent rows), 12 already present, 1 "
+                        "conflicts") != NULL,
+            "%s", out);
+  /* OUT kept its row; the other input's rows were merged all the same. */
+  snprintf(sql, sizeof sql, "SELECT steps FROM results WHERE job_key = '%s'", key);
+  cr_assert_eq(query_int("m.db", sql), kept);
+  cr_assert_eq(query_int("m.db", "SELECT count(*) FROM results"), 40);
+  free(out);
+  free(err);
+  /* Reported again on every merge, still exit 1. */
+  cr_assert_eq(mapfarm(NULL, &err, "merge m.db s2x.db"), 1);
+  cr_assert(strstr(err, "1 conflict") != NULL, "%s", err);
+  free(err);
+  free(key);
+}
+
+Test(merge, a_text_file_input_exits_2_and_leaves_the_output_byte_for_byte) {
+  run_single_and_shards();
+  cr_assert_eq(mapfarm(NULL, NULL, "merge m.db s1.db"), 0);
+  char notes_path[512];
+  in_tmp(notes_path, sizeof notes_path, "notes.db");
+  FILE *f = fopen(notes_path, "w");
+  cr_assert_not_null(f);
+  fputs("these are not results\n", f);
+  fclose(f);
+  char path[512];
+  in_tmp(path, sizeof path, "m.db");
+  size_t n0, n1;
+  char *before = slurp(path, &n0);
+  char *err;
+  int rc = mapfarm(NULL, &err, "merge m.db s2.db notes.db");
+  cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
+  cr_assert(strstr(err, "mapfarm: error: notes.db: not a SQLite database") != NULL, "%s", err);
+  free(err);
+  char *after = slurp(path, &n1);
+  cr_assert_eq(n0, n1);
+  cr_assert(memcmp(before, after, n0) == 0, "m.db changed");
+  free(after);
+  /* The text file is left alone too, and a missing OUT is not created. */
+  char *notes = slurp_text(notes_path);
+  cr_assert_str_eq(notes, "these are not results\n");
+  free(notes);
+  cr_assert_eq(mapfarm(NULL, NULL, "merge new.db s1.db notes.db"), 2);
+  cr_assert(!exists("new.db") && !exists("new.db-wal") && !exists("new.db-shm"));
+  /* Another application's SQLite database and a missing file are refused the same way. */
+  exec_sql("other.db", "CREATE TABLE birds (name TEXT)");
+  cr_assert_eq(mapfarm(NULL, &err, "merge m.db other.db"), 2);
+  cr_assert(strstr(err, "not a mapfarm database") != NULL, "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "merge m.db missing.db"), 2);
+  cr_assert(strstr(err, "missing.db: no such database file") != NULL, "%s", err);
+  free(err);
+  after = slurp(path, &n1);
+  cr_assert(n0 == n1 && memcmp(before, after, n0) == 0, "m.db changed");
+  free(after);
+  free(before);
+}
+
+Test(merge, a_failing_merge_rolls_back_every_input) {
+  run_single_and_shards();
+  cr_assert_eq(mapfarm(NULL, NULL, "merge m.db s1.db"), 0);
+  /* Shard 3 holds a row that the schema refuses (written with CHECK constraints off), so the
+   * merge fails after shard 2 was copied: nothing of it may stay. */
+  exec_sql("s3.db", "PRAGMA ignore_check_constraints = ON; UPDATE results SET status = 'bogus' "
+                    "WHERE job_key = (SELECT max(job_key) FROM results)");
+  char path[512];
+  in_tmp(path, sizeof path, "m.db");
+  size_t n0, n1;
+  char *before = slurp(path, &n0);
+  char *out, *err;
+  int rc = mapfarm(&out, &err, "merge m.db s2.db s3.db");
+  cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
+  cr_assert(strstr(err, "s3.db") != NULL && strstr(err, "CHECK") != NULL, "%s", err);
+  cr_assert(strstr(err, "nothing was merged") != NULL, "%s", err);
+  cr_assert_str_eq(out, "");
+  cr_assert_eq(query_int("m.db", "SELECT count(*) FROM results"), 13);
+  cr_assert_eq(query_int("m.db", "SELECT count(*) FROM runs"), 1);
+  char *after = slurp(path, &n1);
+  cr_assert(n0 == n1 && memcmp(before, after, n0) == 0, "m.db changed");
+  free(before);
+  free(after);
+  free(out);
+  free(err);
+  /* Into a new file: the file is not left behind. */
+  cr_assert_eq(mapfarm(NULL, NULL, "merge fresh.db s2.db s3.db"), 2);
+  cr_assert(!exists("fresh.db") && !exists("fresh.db-wal") && !exists("fresh.db-shm"));
+}
+
+Test(merge, bad_command_lines_are_usage_errors) {
+  run_single_and_shards();
+  char *err;
+  cr_assert_eq(mapfarm(NULL, &err, "merge m.db"), 2);
+  cr_assert(strstr(err, "mapfarm: error: merge needs an output database and at least one "
+                        "input") != NULL,
+            "%s", err);
+  cr_assert(strstr(err, "usage:") != NULL, "%s", err);
+  free(err);
+  cr_assert(!exists("m.db"), "merge without inputs created its output");
+  cr_assert_eq(mapfarm(NULL, &err, "merge"), 2);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "merge --into m.db s1.db"), 2);
+  cr_assert(strstr(err, "unknown option --into") != NULL, "%s", err);
+  free(err);
+  /* An input that is the output itself. */
+  cr_assert_eq(mapfarm(NULL, &err, "merge s1.db s2.db ./s1.db"), 2);
+  cr_assert(strstr(err, "is the output database") != NULL, "%s", err);
+  free(err);
+  cr_assert_eq(query_int("s1.db", "SELECT count(*) FROM results"),
+               query_int("s1.db", "SELECT n_ok + n_limit + n_error FROM runs"));
+}
