@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "astar.h"
+#include "mapfarm_version.h"
 #include "expand.h"
 #include "merge.h"
 #include "plan.h"
@@ -29,7 +30,7 @@
 
 static const char usage[] =
     "usage:\n"
-    "  mapfarm run PLAN.yaml --db FILE [--threads N] [--shard I/N] [--maps DIR]\n"
+    "  mapfarm run PLAN.yaml --db FILE [--threads N] [--shard I/N] [--maps DIR] [--retry-failed]\n"
     "  mapfarm expand PLAN.yaml [--list] [--maps DIR]\n"
     "  mapfarm solve --map MAP (--scen FILE [--agents N] | --generator random --agents N\n"
     "                [--seed S]) --algo NAME [--param NAME=VALUE ...] [--steps N]\n"
@@ -242,14 +243,15 @@ static int cmd_expand(int argc, char **argv) {
   }
   if (list) {
     printf("key\tmap\tgenerator\tagents\tinstance\talgorithm\tlabel\tparams\n");
-    char params[512];
+    char params[512], label[256];
     for (int64_t i = 0; i < sp.njobs; i++) {
       farm_job j;
       farm_space_job(&sp, i, &j);
       farm_job_params_json(&sp, &j, params, sizeof params);
+      farm_job_label(&sp, &j, label, sizeof label);
       printf("%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", j.key_hex, sp.grids[j.map]->name,
              plan->scens[j.scen].generator, (int)j.agents, (int)j.instance,
-             plan->algos[j.algo].def->name, plan->algos[j.algo].label, params);
+             plan->algos[j.algo].def->name, label, params);
     }
   }
   farm_space_free(&sp);
@@ -263,6 +265,7 @@ static int cmd_expand(int argc, char **argv) {
 static int cmd_run(int argc, char **argv) {
   const char *plan_path = NULL, *db = NULL;
   long long threads = 0, si = 1, sn = 1;
+  int retry_failed = 0;
   map_dirs md = {0};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v;
@@ -291,6 +294,8 @@ static int cmd_run(int argc, char **argv) {
     } else if (strcmp(a, "--maps") == 0) {
       if (!(v = need_value(argc, argv, &i))) return bad_usage("%s needs a directory", a);
       if (md.n < MAX_MAP_DIRS) md.dir[md.n++] = v;
+    } else if (strcmp(a, "--retry-failed") == 0) {
+      retry_failed = 1;
     } else if (a[0] == '-') {
       return bad_usage("unknown option %s for run", a);
     } else if (!plan_path) {
@@ -336,6 +341,7 @@ static int cmd_run(int argc, char **argv) {
   ro.progress = on_progress;
   ro.progress_ud = &pr;
   ro.stop = &stop_signal;
+  ro.retry_failed = retry_failed;
   farm_run_summary sum;
   int rc = farm_run(&sp, st, &ro, &sum, err, sizeof err);
   int status = 0;

@@ -174,7 +174,9 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
    * key set is only read here. A plan never lists one job twice (the plan checker refuses
    * repeats), so no job can be pending twice. */
   farm_keyset keys = {0};
-  if (farm_store_load_keys(st, &keys, err, errlen) < 0) return -1;
+  if (farm_store_load_keys(st, &keys, opts->retry_failed ? FARM_KEYS_SKIP_ERRORS : 0, err,
+                           errlen) < 0)
+    return -1;
   int threads = opts->threads > 0 ? opts->threads : omp_get_max_threads();
   int64_t njobs = sp->njobs;
   uint8_t *state = malloc(njobs > 0 ? (size_t)njobs : 1); /* 0 other shard, 1 present, 2 to do */

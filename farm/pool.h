@@ -28,6 +28,7 @@ typedef struct farm_run_opts {
   farm_progress_fn progress;
   void *progress_ud;
   const volatile sig_atomic_t *stop; /* when set, workers start no new job */
+  int retry_failed;        /* run again the jobs stored with status error */
 } farm_run_opts;
 
 typedef struct farm_run_summary {

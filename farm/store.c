@@ -23,9 +23,7 @@
 #ifndef MAPFARM_VERSION
 #define MAPFARM_VERSION "0.0.0"
 #endif
-#ifndef MAPFARM_GIT
-#define MAPFARM_GIT "unknown"
-#endif
+#include "mapfarm_version.h" /* MAPFARM_GIT, generated at build time */
 #ifndef MAPFARM_COMPILER
 #if defined(__clang__)
 #define MAPFARM_COMPILER "Clang " __clang_version__
@@ -60,15 +58,35 @@ struct farm_store {
   sqlite3_stmt *keys;
 };
 
+/* A key already present is left as it is, unless its row records an error: a job run again
+ * with --retry-failed replaces its error row. */
 static const char sql_put_result[] =
-    "INSERT OR IGNORE INTO results (job_key, run_id, map, map_hash, generator, agents, "
+    "INSERT INTO results (job_key, run_id, map, map_hash, generator, agents, "
     "instance, algorithm, label, params, seed, status, limit_hit, message, completion_rate, "
     "completed, mean_completion_steps, mean_completion_steps_capped, mean_completion_seconds, "
     "mean_completion_seconds_capped, mean_travel_distance, steps, wall_seconds, expansions, "
     "planning_seconds, max_step_planning_seconds, failed_moves, pushes, searches, "
     "deadlocks_broken, plan_index, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
     "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
-    "?28, ?29, ?30, ?31, " FARM_SQL_NOW ")";
+    "?28, ?29, ?30, ?31, " FARM_SQL_NOW ") ON CONFLICT (job_key) DO UPDATE SET "
+    "run_id = excluded.run_id, map = excluded.map, map_hash = excluded.map_hash, "
+    "generator = excluded.generator, agents = excluded.agents, instance = "
+    "excluded.instance, algorithm = excluded.algorithm, label = excluded.label, "
+    "params = excluded.params, seed = excluded.seed, status = excluded.status, "
+    "limit_hit = excluded.limit_hit, message = excluded.message, completion_rate = "
+    "excluded.completion_rate, completed = excluded.completed, mean_completion_steps "
+    "= excluded.mean_completion_steps, mean_completion_steps_capped = "
+    "excluded.mean_completion_steps_capped, mean_completion_seconds = "
+    "excluded.mean_completion_seconds, mean_completion_seconds_capped = "
+    "excluded.mean_completion_seconds_capped, mean_travel_distance = "
+    "excluded.mean_travel_distance, steps = excluded.steps, wall_seconds = "
+    "excluded.wall_seconds, expansions = excluded.expansions, planning_seconds = "
+    "excluded.planning_seconds, max_step_planning_seconds = "
+    "excluded.max_step_planning_seconds, failed_moves = excluded.failed_moves, pushes "
+    "= excluded.pushes, searches = excluded.searches, deadlocks_broken = "
+    "excluded.deadlocks_broken, plan_index = excluded.plan_index, finished_at = "
+    "excluded.finished_at "
+    "WHERE results.status = 'error'";
 
 /* Agent rows are written only right after their job's row was inserted, so any row already
  * under that key is an orphan (its job row was deleted by hand to rerun it): replace it. */
@@ -82,14 +100,14 @@ static const char sql_put_agent[] =
  * left to its column default: 16 random bytes from SQLite's generator, which the OS seeds. */
 static const char sql_run_begin[] =
     "INSERT INTO runs (plan_name, plan_path, plan_hash, plan_text, version, compiler, cflags, "
-    "host, threads, shard, jobs_total, jobs_pending, started_at, status) VALUES (?1, ?2, ?3, "
-    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, " FARM_SQL_NOW ", 'running')";
+    "host, threads, shard, jobs_total, jobs_pending, cpu, started_at, status) VALUES (?1, ?2, "
+    "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, " FARM_SQL_NOW ", 'running')";
 
 static const char sql_run_end[] =
     "UPDATE runs SET status = ?2, ended_at = " FARM_SQL_NOW
     ", n_ok = ?3, n_limit = ?4, n_error = ?5 WHERE run_id = ?1";
 
-static const char sql_keys[] = "SELECT job_key FROM results";
+static const char sql_keys[] = "SELECT job_key FROM results WHERE ?1 = 0 OR status <> 'error'";
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -410,11 +428,32 @@ static void gethost(char *host, size_t n) {
   host[n - 1] = '\0';
 }
 
+/* The processor's model name from /proc/cpuinfo (Linux), or "unknown": timings mean little
+ * without it. */
+static void getcpu(char *cpu, size_t n) {
+  snprintf(cpu, n, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) != 0) continue;
+    const char *colon = strchr(line, ':');
+    if (!colon) continue;
+    colon++;
+    while (*colon == ' ' || *colon == '\t') colon++;
+    snprintf(cpu, n, "%s", colon);
+    cpu[strcspn(cpu, "\n")] = '\0';
+    break;
+  }
+  fclose(f);
+}
+
 int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run_id, char *err,
                          size_t errlen) {
   if (refuse_readonly(st, err, errlen) < 0) return -1;
-  char host[256];
+  char host[256], cpu[256];
   gethost(host, sizeof host);
+  getcpu(cpu, sizeof cpu);
   sqlite3_stmt *s = st->run_begin;
   bind_text(s, 1, info->plan_name);
   bind_text(s, 2, info->plan_path);
@@ -428,6 +467,7 @@ int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run
   bind_text(s, 10, info->shard);
   sqlite3_bind_int64(s, 11, info->jobs_total);
   sqlite3_bind_int64(s, 12, info->jobs_pending);
+  sqlite3_bind_text(s, 13, cpu, -1, SQLITE_TRANSIENT);
   if (step_done(st, s, "cannot record the run", err, errlen) < 0) return -1;
   *run_id = sqlite3_last_insert_rowid(st->db);
   return 0;
@@ -456,8 +496,10 @@ int farm_store_run_end(farm_store *st, int64_t run_id, const char *status, int64
   return 0;
 }
 
-int farm_store_load_keys(farm_store *st, farm_keyset *keys, char *err, size_t errlen) {
+int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, char *err,
+                         size_t errlen) {
   sqlite3_stmt *s = st->keys;
+  sqlite3_bind_int(s, 1, (flags & FARM_KEYS_SKIP_ERRORS) != 0);
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     const char *text = (const char *)sqlite3_column_text(s, 0);

@@ -56,8 +56,14 @@ int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run
 int farm_store_run_end(farm_store *st, int64_t run_id, const char *status, int64_t n_ok,
                        int64_t n_limit, int64_t n_error, char *err, size_t errlen);
 
+enum {
+  /* Leave out the keys of jobs that ended in error, so they run again (--retry-failed). */
+  FARM_KEYS_SKIP_ERRORS = 1
+};
+
 /* Adds every job key already in the database to keys (for resume). */
-int farm_store_load_keys(farm_store *st, farm_keyset *keys, char *err, size_t errlen);
+int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, char *err,
+                         size_t errlen);
 
 /* One finished job: what identifies it and its metrics. */
 typedef struct farm_record {
@@ -74,7 +80,8 @@ typedef struct farm_record {
 } farm_record;
 
 /* Writes n records and their agent rows in one transaction. Keys already present are left as
- * they are. Returns 0, or -1 with err (the transaction is rolled back). */
+ * they are, except rows with status error, which a new result replaces. Returns 0, or -1 with
+ * err (the transaction is rolled back). */
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
                    char *err, size_t errlen);
 

@@ -29,6 +29,7 @@ CREATE TABLE runs (
   compiler     TEXT NOT NULL,           -- compiler id and version
   cflags       TEXT NOT NULL,           -- build type and sanitizers
   host         TEXT NOT NULL,           -- gethostname()
+  cpu          TEXT,                    -- processor model (/proc/cpuinfo)
   threads      INTEGER,                 -- worker threads
   shard        TEXT,                    -- 'I/N'; '1/1' without --shard
   jobs_total   INTEGER,                 -- jobs of the plan in this shard

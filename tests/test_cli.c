@@ -393,3 +393,43 @@ Test(cli, bad_arguments_exit_2_with_a_message) {
   free(err);
   cr_assert_eq(access("none.db", 0), -1, "report must not create a database");
 }
+
+static void exec_sql(const char *db, const char *sql) {
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+  char *msg = NULL;
+  cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, &msg), SQLITE_OK, "%s", msg ? msg : "");
+  sqlite3_close(h);
+}
+
+/* A failing job is recorded with status error and its message, the others go on, the exit
+ * status is 1; --retry-failed runs the failed jobs again and replaces their rows. */
+Test(cli, failed_jobs_are_recorded_and_retry_failed_runs_them_again) {
+  char plan[512], db[512], *err;
+  plan_path(plan, sizeof plan, "failing.yaml");
+  snprintf(db, sizeof db, "%s/f.db", tmpdir);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 1, "%s", err);
+  cr_assert(strstr(err, "5 error") != NULL, "%s", err);
+  free(err);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE status = 'error' AND "
+                             "message LIKE '%cannot place 60 agents%'"), 5);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE status <> 'error'"), 5);
+  /* A plain rerun leaves failed jobs alone. */
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  cr_assert(strstr(err, "nothing to run") != NULL, "%s", err);
+  free(err);
+
+  /* Make one good job look failed, as if it had crashed on a bad day: the retry must run it
+   * again and store a complete row with its agents; the real failures fail again. */
+  exec_sql(db, "UPDATE results SET status = 'error', message = 'simulated', "
+               "completion_rate = NULL WHERE job_key = (SELECT min(job_key) FROM results "
+               "WHERE agents = 5); DELETE FROM agent_results WHERE job_key = (SELECT job_key "
+               "FROM results WHERE message = 'simulated')");
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --retry-failed", plan, db), 1, "%s", err);
+  cr_assert(strstr(err, "6 jobs run") != NULL, "%s", err);
+  free(err);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results"), 10);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE status = 'error'"), 5);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE message = 'simulated'"), 0);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM agent_results"), 5 * 5);
+}

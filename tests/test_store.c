@@ -387,7 +387,7 @@ Test(store, put_then_reopen_loads_every_key) {
   st = open_ok(db, FARM_STORE_READONLY);
   farm_keyset keys = {0};
   char err[512] = "";
-  cr_assert_eq(farm_store_load_keys(st, &keys, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_load_keys(st, &keys, 0, err, sizeof err), 0, "%s", err);
   cr_expect_eq(keys.n + keys.has_zero, 3);
   for (int i = 0; i < 3; i++) {
     mapf_hash128 k;
