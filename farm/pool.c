@@ -44,6 +44,10 @@ int farm_shard_has(mapf_hash128 k, int32_t index, int32_t count) {
   return (int32_t)(k.hi % (uint64_t)count) == index - 1;
 }
 
+static int by_key(const void *a, const void *b) {
+  return strcmp(((const farm_record *)a)->job_key, ((const farm_record *)b)->job_key);
+}
+
 /* Writes a batch (the caller holds writer_lock). */
 static void write_batch(pool *p, done_job *items, int32_t n) {
   if (n == 0 || p->failed) return;
@@ -74,6 +78,8 @@ static void write_batch(pool *p, done_job *items, int32_t n) {
     r->grid = g;
     r->res = &items[i].res;
   }
+  /* Keys are hashes: in key order, one batch touches each index page once. */
+  qsort(recs, (size_t)n, sizeof *recs, by_key);
   char err[512];
   if (farm_store_put(p->st, p->run_id, recs, n, err, sizeof err) < 0) {
     snprintf(p->err, sizeof p->err, "%s", err);
@@ -264,7 +270,13 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
       double last;
 #pragma omp atomic read
       last = p.last_flush;
-      if (n >= batch || now_seconds() - last >= every) flush(&p, 0);
+      /* Back-pressure: when the writer falls behind (a large database on a slow disk), a
+       * worker that finds the queue at four batches waits to write, so memory stays bounded
+       * whatever the number of jobs. */
+      if (n >= 4 * batch)
+        flush(&p, 1);
+      else if (n >= batch || now_seconds() - last >= every)
+        flush(&p, 0);
     }
     mapf_workspace_free(ws);
   }
