@@ -32,11 +32,71 @@ static int bmaa_check(const mapf_params *p, mapf_diag *d) {
   return MAPF_OK;
 }
 
+/* WHCA* (Silver 2005; thesis 5.2.1; ALGORITHMS.md, WHCA*). Window 8 as in the thesis's portfolio
+ * (5.4.2); replanning half-way through the window and rotating priorities as Silver suggests.
+ * The choices behind each parameter are in core/whca.c's head comment; whca.c reads the
+ * parameters in this order. */
+static const mapf_param_def whca_params[] = {
+    {"window", MAPF_PARAM_INT, 1, 1024, 8,
+     "steps of each agent's space-time search; beyond them the true distance to the goal"},
+    {"replan", MAPF_PARAM_INT, 0, 1024, 0,
+     "steps between rounds in which every agent plans again (0: window / 2, at least 1)"},
+    {"rotate", MAPF_PARAM_BOOL, 0, 1, 1,
+     "rotate the agents' priority order every round (false: fixed order, agent index)"},
+    {"wait", MAPF_PARAM_REAL, 0, 1000, 1,
+     "search cost of waiting one step off the goal (a wait on the goal is free)"},
+    {"memory", MAPF_PARAM_INT, 0, 1048576, 1024,
+     "megabytes of RRA* data per run; past it the least recently used are dropped (0: no limit)"},
+};
+
+static int whca_check(const mapf_params *p, mapf_diag *d) {
+  if (p->v[1] > p->v[0])
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                         "whca: replan (%g) must be at most window (%g): an agent has no plan "
+                         "beyond its window",
+                         p->v[1], p->v[0]);
+  return MAPF_OK;
+}
+
+/* FAR (Wang & Botea 2008; seed 002; seed 001 Sec. III-B and V) and A*-Replan, FAR without flow
+ * annotation (seed 001 Sec. V). Reservation size k = 3 as suggested by FAR's authors and used by
+ * seed 001. replan_after is our threshold for "an agent blocked for many steps replans locally";
+ * the rules behind it are in core/far.c's head comment. Parameter order is read by far.c. */
+static const mapf_param_def far_params[] = {
+    {"reservation", MAPF_PARAM_INT, 1, 64, 3,
+     "moves an agent must reserve ahead (space-time reservation table) before it moves"},
+    {"flow", MAPF_PARAM_BOOL, 0, 1, 1,
+     "plan on the flow-annotated graph (false: the plain grid, as A*-Replan)"},
+    {"replan_after", MAPF_PARAM_INT, 1, 1000000, 5,
+     "steps blocked before an agent repairs its path locally (and again every as many steps)"},
+};
+
+static const mapf_param_def astar_replan_params[] = {
+    {"reservation", MAPF_PARAM_INT, 1, 64, 3,
+     "moves an agent must reserve ahead (space-time reservation table) before it moves"},
+    {"replan_after", MAPF_PARAM_INT, 1, 1000000, 5,
+     "steps blocked before an agent repairs its path locally (and again every as many steps)"},
+};
+
 static const mapf_algo_def algo_table[] = {
     {"bmaa", "BMAA*",
      "Bounded Multi-Agent A*: every agent runs its own RTAA* (seed 001, Algs. 2-5)",
      bmaa_params, (int32_t)(sizeof bmaa_params / sizeof bmaa_params[0]), bmaa_check,
      &mapf__bmaa_vt},
+    {"whca", "WHCA*",
+     "Windowed Hierarchical Cooperative A*: windowed space-time A* with a shared reservation "
+     "table and RRA* distances (Silver 2005)",
+     whca_params, (int32_t)(sizeof whca_params / sizeof whca_params[0]), whca_check,
+     &mapf__whca_vt},
+    {"far", "FAR",
+     "Flow Annotation Replanning: complete A* paths on a flow-annotated grid, k-step "
+     "reservations, wait-for deadlock breaking, local repair (Wang & Botea 2008)",
+     far_params, (int32_t)(sizeof far_params / sizeof far_params[0]), NULL, &mapf__far_vt},
+    {"astar-replan", "A*-Replan",
+     "FAR without flow annotation: complete A* paths on the grid, k-step reservations, "
+     "deadlock breaking, local repair (seed 001 Sec. V)",
+     astar_replan_params, (int32_t)(sizeof astar_replan_params / sizeof astar_replan_params[0]),
+     NULL, &mapf__astar_replan_vt},
 };
 
 int32_t mapf_algo_count(void) { return (int32_t)(sizeof algo_table / sizeof algo_table[0]); }

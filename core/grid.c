@@ -3,9 +3,11 @@
 #include "grid.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow.h"
 #include "hash.h"
 
 const int8_t mapf_dir_dx[8] = {0, 1, 0, -1, 1, 1, -1, -1};
@@ -18,6 +20,7 @@ mapf_grid *mapf_grid_new(int32_t width, int32_t height, const char *name) {
     return NULL;
   mapf_grid *g = calloc(1, sizeof *g);
   if (!g) return NULL;
+  atomic_init(&g->flow, NULL);
   g->width = width;
   g->height = height;
   g->ncells = width * height;
@@ -38,6 +41,7 @@ void mapf_grid_free(mapf_grid *g) {
   free(g->component);
   free(g->component_size);
   free(g->name);
+  mapf_flow_free(atomic_load(&g->flow));
   free(g);
 }
 
@@ -47,6 +51,7 @@ static int passable_at(const mapf_grid *g, int32_t x, int32_t y) {
 
 int mapf_grid_finish(mapf_grid *g) {
   int32_t n = g->ncells;
+  mapf_flow_free(atomic_exchange(&g->flow, NULL));
   free(g->moves);
   free(g->component);
   free(g->component_size);

@@ -34,6 +34,8 @@ extern const int8_t mapf_dir_dy[8];
 /* Move cost per direction: 1 for cardinals, sqrt(2) for diagonals. */
 extern const double mapf_dir_cost[8];
 
+struct mapf_flow; /* flow.h */
+
 typedef struct mapf_grid {
   int32_t width, height;
   int32_t ncells;      /* width * height */
@@ -49,17 +51,22 @@ typedef struct mapf_grid {
   int32_t offset[8];   /* id offset of each direction: dy * width + dx */
   uint64_t hash;       /* content hash of width, height and passability (not the name) */
   char *name;          /* file name without directories, or a generated name */
+  /* FAR's flow annotation of this grid, a pure function of it: NULL until the first
+   * mapf_grid_flow() call (flow.h) builds it, then shared by every thread that reads the grid.
+   * The one field of a finished grid that changes; atomic, so that is thread-safe. */
+  _Atomic(struct mapf_flow *) flow;
 } mapf_grid;
 
 /* Returns a width x height grid with every cell blocked and name copied, or NULL when out of
  * memory or the size is outside the limits above. Free with mapf_grid_free(). */
 mapf_grid *mapf_grid_new(int32_t width, int32_t height, const char *name);
 
-/* Computes moves, components, npassable and hash from passable. Call once after filling
- * passable. Returns MAPF_OK or MAPF_ENOMEM. */
+/* Computes moves, components, npassable and hash from passable (and drops a flow annotation
+ * built from earlier values). Call once after filling passable. Returns MAPF_OK or
+ * MAPF_ENOMEM. */
 int mapf_grid_finish(mapf_grid *g);
 
-/* Frees g and everything it owns; NULL is a no-op. */
+/* Frees g and everything it owns (its flow annotation too); NULL is a no-op. */
 void mapf_grid_free(mapf_grid *g);
 
 /* Loads a MovingAI .map file (movingai.c). Every terrain character of the format is accepted:

@@ -437,6 +437,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   res->wall_seconds = now_seconds() - t0;
   res->steps = sim.time;
   res->expansions = sim.expansions;
+  res->deadlocks_broken = sim.deadlocks_broken;
   res->limit = limit;
   res->status = limit == MAPF_LIMIT_NONE ? MAPF_STATUS_OK : MAPF_STATUS_LIMIT;
   double cap_seconds = cfg->limits.seconds > 0 ? cfg->limits.seconds : res->wall_seconds;

@@ -29,6 +29,7 @@ typedef struct mapf__sim {
   mapf_rng rng;
   double deadline;    /* monotonic seconds at which the wall-clock limit ends the run; 0: none */
   int expired;        /* set by a planner that found the deadline passed mid-step */
+  int64_t deadlocks_broken; /* incremented by planners that break deadlocks (FAR) */
 } mapf__sim;
 
 /* Monotonic clock in seconds. */
@@ -56,5 +57,8 @@ typedef struct mapf__planner_vt {
 } mapf__planner_vt;
 
 extern const mapf__planner_vt mapf__bmaa_vt;
+extern const mapf__planner_vt mapf__whca_vt; /* whca.c */
+extern const mapf__planner_vt mapf__far_vt;          /* far.c */
+extern const mapf__planner_vt mapf__astar_replan_vt; /* far.c */
 
 #endif

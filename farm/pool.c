@@ -65,7 +65,9 @@ static void write_batch(pool *p, done_job *items, int32_t n) {
     const mapf_grid *g = p->sp->grids[j->map];
     farm_record *r = &recs[i];
     r->job_key = j->key_hex;
-    r->map = g->name;
+    /* A map file is named as the plan writes it (bg512/AR0414SR.map), so two sets' maps of
+     * one name stay apart in reports; a generated map by its generated name. */
+    r->map = plan->maps[j->map].source ? plan->maps[j->map].source : g->name;
     r->map_hash = g->hash;
     r->generator = plan->scens[j->scen].generator;
     r->agents = j->agents;

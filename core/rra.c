@@ -1,0 +1,196 @@
+/* rra.c: Reverse Resumable A* (Silver 2005; ALGORITHMS.md, WHCA*). See rra.h. */
+#include "rra.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* f-values closer than this are equal (the epsilon of search_int.h, repeated here so this file
+ * does not depend on the grid searches' scratch layout). */
+#define RRA_EPS 1e-9
+
+void mapf__rra_start(mapf__rra *r, const mapf_grid *g, int32_t goal, int32_t target) {
+  memset(r, 0, sizeof *r);
+  r->goal = goal;
+  r->tx = mapf_grid_x(g, target);
+  r->ty = mapf_grid_y(g, target);
+  r->width = g->width;
+  r->bw = (g->width + 7) / 8;
+  r->last_id = -1;
+}
+
+void mapf__rra_free(mapf__rra *r) {
+  for (int32_t i = 0; i < r->dir_cap; i++)
+    if (r->dir_key[i] >= 0) free(r->dir_val[i]);
+  free(r->dir_key);
+  free(r->dir_val);
+  free(r->heap);
+  memset(r, 0, sizeof *r);
+  r->goal = -1;
+  r->last_id = -1;
+}
+
+size_t mapf__rra_bytes(const mapf__rra *r) {
+  return (size_t)r->nblock * sizeof(mapf__rra_block) +
+         (size_t)r->dir_cap * (sizeof *r->dir_key + sizeof *r->dir_val) +
+         (size_t)r->heap_cap * sizeof *r->heap;
+}
+
+static inline uint32_t dir_home(int32_t id, int32_t cap) {
+  return ((uint32_t)id * 2654435761u) & (uint32_t)(cap - 1);
+}
+
+/* Doubles the directory (first size 64). Returns -1 when out of memory. */
+static int dir_grow(mapf__rra *r) {
+  int32_t cap = r->dir_cap ? r->dir_cap * 2 : 64;
+  int32_t *key = malloc((size_t)cap * sizeof *key);
+  mapf__rra_block **val = malloc((size_t)cap * sizeof *val);
+  if (!key || !val) {
+    free(key);
+    free(val);
+    return -1;
+  }
+  for (int32_t i = 0; i < cap; i++) key[i] = -1;
+  for (int32_t i = 0; i < r->dir_cap; i++) {
+    if (r->dir_key[i] < 0) continue;
+    uint32_t j = dir_home(r->dir_key[i], cap);
+    while (key[j] >= 0) j = (j + 1) & (uint32_t)(cap - 1);
+    key[j] = r->dir_key[i];
+    val[j] = r->dir_val[i];
+  }
+  free(r->dir_key);
+  free(r->dir_val);
+  r->dir_key = key;
+  r->dir_val = val;
+  r->dir_cap = cap;
+  return 0;
+}
+
+/* The block with this id; when it does not exist, a new one (every g INFINITY) if create,
+ * else NULL. *oom is set when memory runs out. */
+static mapf__rra_block *block_of(mapf__rra *r, int32_t id, int create, int *oom) {
+  if (id == r->last_id) return r->last;
+  if (r->dir_cap > 0) {
+    for (uint32_t i = dir_home(id, r->dir_cap);; i = (i + 1) & (uint32_t)(r->dir_cap - 1)) {
+      if (r->dir_key[i] == id) {
+        r->last_id = id;
+        return r->last = r->dir_val[i];
+      }
+      if (r->dir_key[i] < 0) break;
+    }
+  }
+  if (!create) return NULL;
+  if ((r->nblock + 1) * 2 > r->dir_cap && dir_grow(r) < 0) return *oom = 1, NULL;
+  mapf__rra_block *b = malloc(sizeof *b);
+  if (!b) return *oom = 1, NULL;
+  for (int k = 0; k < 64; k++) b->g[k] = INFINITY;
+  b->closed = 0;
+  uint32_t i = dir_home(id, r->dir_cap);
+  while (r->dir_key[i] >= 0) i = (i + 1) & (uint32_t)(r->dir_cap - 1);
+  r->dir_key[i] = id;
+  r->dir_val[i] = b;
+  r->nblock++;
+  r->last_id = id;
+  return r->last = b;
+}
+
+static inline int32_t block_id(const mapf__rra *r, int32_t x, int32_t y) {
+  return (y >> 3) * r->bw + (x >> 3);
+}
+
+static inline int bit_of(int32_t x, int32_t y) { return (y & 7) << 3 | (x & 7); }
+
+static inline int entry_before(const mapf__rra_entry *a, const mapf__rra_entry *b) {
+  if (a->f < b->f - RRA_EPS) return 1;
+  if (a->f > b->f + RRA_EPS) return 0;
+  if (a->g > b->g + RRA_EPS) return 1;
+  if (a->g < b->g - RRA_EPS) return 0;
+  return a->seq < b->seq;
+}
+
+static int heap_push(mapf__rra *r, int32_t cell, double g, double f) {
+  if (r->heap_len == r->heap_cap) {
+    /* Growth by half: the open lists of 1,000 agents are a good part of the memory. */
+    int32_t cap = r->heap_cap ? r->heap_cap + r->heap_cap / 2 : 64;
+    mapf__rra_entry *h = realloc(r->heap, (size_t)cap * sizeof *h);
+    if (!h) return -1;
+    r->heap = h;
+    r->heap_cap = cap;
+  }
+  mapf__rra_entry e = {f, g, r->seq++, cell};
+  int32_t i = r->heap_len++;
+  while (i > 0) {
+    int32_t p = (i - 1) >> 1;
+    if (!entry_before(&e, &r->heap[p])) break;
+    r->heap[i] = r->heap[p];
+    i = p;
+  }
+  r->heap[i] = e;
+  return 0;
+}
+
+static mapf__rra_entry heap_pop(mapf__rra *r) {
+  mapf__rra_entry top = r->heap[0];
+  int32_t n = --r->heap_len;
+  if (n > 0) {
+    mapf__rra_entry e = r->heap[n];
+    int32_t i = 0;
+    for (;;) {
+      int32_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && entry_before(&r->heap[c + 1], &r->heap[c])) c++;
+      if (!entry_before(&r->heap[c], &e)) break;
+      r->heap[i] = r->heap[c];
+      i = c;
+    }
+    r->heap[i] = e;
+  }
+  return top;
+}
+
+/* Gives cell (at x, y) the value ng and opens it, unless it is closed or has g <= ng already.
+ * Returns -1 when out of memory. */
+static int relax(mapf__rra *r, int32_t cell, int32_t x, int32_t y, double ng) {
+  int oom = 0;
+  mapf__rra_block *b = block_of(r, block_id(r, x, y), 1, &oom);
+  if (!b) return -1;
+  int k = bit_of(x, y);
+  if ((b->closed >> k & 1) || b->g[k] <= ng + RRA_EPS) return 0;
+  b->g[k] = ng;
+  return heap_push(r, cell, ng, ng + mapf_octile_xy(x, y, r->tx, r->ty));
+}
+
+/* Silver's RESUMERRA*(N), with one change: the expanded node's successors are generated before
+ * the search returns, so a later resumption continues from a complete open list (returning
+ * before the expansion would lose N's successors for good). */
+double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions) {
+  int32_t x = mapf_grid_x(g, cell), y = mapf_grid_y(g, cell);
+  if (r->nblock == 0) {
+    int32_t gx = mapf_grid_x(g, r->goal), gy = mapf_grid_y(g, r->goal);
+    if (relax(r, r->goal, gx, gy, 0) < 0) return -1;
+  }
+  int oom = 0;
+  mapf__rra_block *b = block_of(r, block_id(r, x, y), 0, &oom);
+  int k = bit_of(x, y);
+  if (b && (b->closed >> k & 1)) return b->g[k];
+  while (r->heap_len > 0) {
+    mapf__rra_entry e = heap_pop(r);
+    int32_t u = e.cell;
+    int32_t ux = u % r->width, uy = u / r->width;
+    mapf__rra_block *ub = block_of(r, block_id(r, ux, uy), 0, &oom);
+    int uk = bit_of(ux, uy);
+    if ((ub->closed >> uk & 1) || e.g > ub->g[uk] + RRA_EPS) continue; /* stale */
+    ub->closed |= (uint64_t)1 << uk;
+    r->closed++;
+    (*expansions)++;
+    uint8_t m = g->moves[u];
+    for (int d = 0; d < 8; d++) {
+      if (!(m >> d & 1)) continue;
+      if (relax(r, u + g->offset[d], ux + mapf_dir_dx[d], uy + mapf_dir_dy[d],
+                e.g + mapf_dir_cost[d]) < 0)
+        return -1;
+    }
+    if (u == cell) return e.g;
+  }
+  return INFINITY;
+}

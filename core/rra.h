@@ -1,0 +1,63 @@
+/* rra.h: Reverse Resumable A* (Silver 2005, "Hierarchical Cooperative A*"; ALGORITHMS.md,
+ * WHCA*): the true distance from any cell to one agent's goal, ignoring agents. An A* search
+ * runs backwards from the goal toward a target cell (Silver: the agent's start) with the
+ * octile heuristic; when the distance of a cell that is not closed yet is asked for, the search
+ * is resumed, not restarted, until that cell is expanded. The grid's moves are symmetric, so
+ * the reverse search runs on the same moves as the agents.
+ *
+ * Memory is lazy and sparse: nothing is allocated until the first query, and g-values are kept
+ * in 8 x 8 blocks of cells allocated when the search first touches them (a block directory
+ * keyed by block id), about 12 bytes per generated cell since A*'s explored region is compact,
+ * so 1,000 agents on a map hold what their searches touched, not 1,000 dense arrays. Internal
+ * to core/; reentrant (each mapf__rra is owned by one thread). */
+#ifndef MAPF_RRA_H
+#define MAPF_RRA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+
+/* 64 cells: g (INFINITY until generated) and a closed bit each. */
+typedef struct mapf__rra_block {
+  double g[64];
+  uint64_t closed;
+} mapf__rra_block;
+
+typedef struct mapf__rra_entry {
+  double f, g;
+  uint32_t seq; /* insertion order: first in first out among equal f and g */
+  int32_t cell;
+} mapf__rra_entry;
+
+typedef struct mapf__rra {
+  int32_t goal;      /* where the search starts; -1 when not started */
+  int32_t tx, ty;    /* the heuristic's target */
+  int32_t width, bw; /* grid width, blocks per block row */
+  int32_t *dir_key;  /* block directory: open addressing, block id (-1: empty) -> block */
+  mapf__rra_block **dir_val;
+  int32_t dir_cap, nblock;
+  int32_t last_id;   /* the block looked up last (-1: none), and its address */
+  mapf__rra_block *last;
+  mapf__rra_entry *heap; /* open list with lazy deletion: stale entries are skipped */
+  int32_t heap_len, heap_cap;
+  uint32_t seq;
+  int64_t closed;    /* cells expanded */
+} mapf__rra;
+
+/* Prepares r (zeroed, or freed with mapf__rra_free) to measure distances to goal, with the
+ * heuristic pointing at target. Allocates nothing; the search starts on the first query. */
+void mapf__rra_start(mapf__rra *r, const mapf_grid *g, int32_t goal, int32_t target);
+
+/* Frees what r holds and zeroes it (goal = -1: not started); safe on a zeroed r. */
+void mapf__rra_free(mapf__rra *r);
+
+/* The true distance from cell to the goal (a cost-minimal path over the legal moves),
+ * resuming the search until cell is closed; *expansions grows by the cells expanded. Returns
+ * the distance, INFINITY when cell cannot reach the goal, or -1 when out of memory. */
+double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions);
+
+/* Bytes r holds (blocks, directory and open list), for the memory budget and tests. */
+size_t mapf__rra_bytes(const mapf__rra *r);
+
+#endif

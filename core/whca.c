@@ -1,0 +1,645 @@
+/* whca.c: Windowed Hierarchical Cooperative A* (Silver 2005; thesis 5.2.1; ALGORITHMS.md,
+ * WHCA*). Every agent runs a space-time A* over (cell, time) limited to a window of w steps,
+ * against a shared reservation table of the cells other agents will hold; beyond the window
+ * the remaining cost is the agent's true distance to its goal, from its own Reverse Resumable
+ * A* (rra.h). Agents replan together every `replan` steps (a round), in a priority order that
+ * is fixed or rotates each round; agents on their goals plan too, so they step aside for
+ * agents of higher priority and come back.
+ *
+ * Choices the papers leave open (each is tested in tests/test_whca.c):
+ * - Costs in the space-time search: a move costs its octile length (1 or sqrt(2)); a wait
+ *   costs `wait` (default 1: one time step, as in Silver, where every action including a wait
+ *   costs one) except a wait on the agent's own goal, which is free (Silver), so an agent that
+ *   reaches its goal inside the window stays there at no cost to the window's end. Travel
+ *   distance, the metric, still counts waits as 0 (ALGORITHMS.md).
+ * - The window's end: Silver's terminal edge. The search stops when it expands a node at depth
+ *   w, and orders nodes by f = g + h with h the RRA* distance, so the chosen partial path
+ *   minimises g + (true distance from its last cell). Ties: lowest f, then highest g, then the
+ *   deeper node, then first in first out.
+ * - Reservations: a reserved vertex (cell, t) names its agent; an edge is never stored, since a
+ *   swap is two agents A at u and B at v at time t with B at u and A at v at t + 1, which the
+ *   owners of (v, t) and (u, t + 1) show. Moving into a cell another agent holds at time t
+ *   (following it) is allowed only where the executor allows it (ALGORITHMS.md, Simulation):
+ *   under `chains` unless the followers close a cycle (walked through the agents' plans);
+ *   under `single-pass` only behind an agent of lower index, which moves first, and whichever
+ *   of leader and follower plans last checks the pair.
+ * - Rounds: at times 0, r, 2r, ... (r = `replan`, 0 meaning max(1, w / 2), Silver's "half-way
+ *   through the partial route") the table is cleared and every agent plans a full window in
+ *   priority order. Between rounds an agent plans alone, against everyone else's reservations,
+ *   only when it is not where its plan says (the executor refused a move) or its plan has
+ *   ended (an agent that found no path waits one step and tries again).
+ * - No path within the window: the agent reserves its current cell for the next step only and
+ *   waits (ALGORITHMS.md). If another agent had reserved that cell for the next step, that
+ *   agent plans again at once against the new reservation (each agent waits this way at most
+ *   once per step, so this ends), so plans stay consistent and the executor refuses nothing.
+ * - Priority rotation (`rotate`, default true; Silver lets agents' priorities change from one
+ *   window to the next so that no agent is always last): round k orders agents by index
+ *   starting at (k * s) mod n, with s the integer nearest n / phi (the golden ratio) made
+ *   coprime with n. Every agent comes first once in n rounds, as with a rotation by one, but
+ *   two given agents swap places every few rounds instead of staying in one order for up to n
+ *   rounds, which an agent standing on its goal in a corridor needs to let a lower-indexed
+ *   agent through. (Measured on generated maps: rotation by one completed fewer agents than
+ *   this stride, and a fixed order fewer still.)
+ * - RRA* (rra.h) per agent, started lazily at its first search (from its start cell, where
+ *   Silver aims the reverse search), stored in 8 x 8 blocks allocated on first touch. Its
+ *   expansions count with the space-time search's in the agent's expansions (the expansion
+ *   budget stands in for CPU time). Memory is bounded by `memory` (MB, default 1024): past it
+ *   the least recently used agents' RRA* are dropped and restart, aimed at the agent's cell of
+ *   the moment; distances, and so all moves, are unchanged, only the work grows. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rra.h"
+#include "sim_int.h"
+
+#define ST_EPS 1e-9
+
+/* --- Reservation table: (time, cell) -> agent ------------------------------------------- */
+
+#define RT_EMPTY UINT64_MAX
+
+typedef struct rtable {
+  uint64_t *key; /* time << 26 | cell (cells are < 2^26, MAPF_GRID_MAX_CELLS) */
+  int32_t *owner;
+  uint32_t cap, n;
+} rtable;
+
+static inline uint64_t rt_key(int64_t t, int32_t cell) {
+  return (uint64_t)t << 26 | (uint64_t)cell;
+}
+
+static inline uint32_t rt_home(uint64_t key, uint32_t cap) {
+  return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
+/* The agent that reserved cell at time t, or -1. */
+static inline int32_t rt_get(const rtable *rt, int64_t t, int32_t cell) {
+  if (rt->n == 0) return -1;
+  uint64_t k = rt_key(t, cell);
+  for (uint32_t i = rt_home(k, rt->cap);; i = (i + 1) & (rt->cap - 1)) {
+    if (rt->key[i] == k) return rt->owner[i];
+    if (rt->key[i] == RT_EMPTY) return -1;
+  }
+}
+
+static void rt_clear(rtable *rt) {
+  if (rt->n == 0) return;
+  for (uint32_t i = 0; i < rt->cap; i++) rt->key[i] = RT_EMPTY;
+  rt->n = 0;
+}
+
+static int rt_grow(rtable *rt) {
+  uint32_t cap = rt->cap ? rt->cap * 2 : 1024;
+  uint64_t *key = malloc((size_t)cap * sizeof *key);
+  int32_t *owner = malloc((size_t)cap * sizeof *owner);
+  if (!key || !owner) {
+    free(key);
+    free(owner);
+    return -1;
+  }
+  for (uint32_t i = 0; i < cap; i++) key[i] = RT_EMPTY;
+  for (uint32_t i = 0; i < rt->cap; i++) {
+    if (rt->key[i] == RT_EMPTY) continue;
+    uint32_t j = rt_home(rt->key[i], cap);
+    while (key[j] != RT_EMPTY) j = (j + 1) & (cap - 1);
+    key[j] = rt->key[i];
+    owner[j] = rt->owner[i];
+  }
+  free(rt->key);
+  free(rt->owner);
+  rt->key = key;
+  rt->owner = owner;
+  rt->cap = cap;
+  return 0;
+}
+
+/* Reserves cell at time t for agent a (replacing any owner). Returns -1 when out of memory. */
+static int rt_set(rtable *rt, int64_t t, int32_t cell, int32_t a) {
+  if ((rt->n + 1) * 2 > rt->cap && rt_grow(rt) < 0) return -1;
+  uint64_t k = rt_key(t, cell);
+  uint32_t i = rt_home(k, rt->cap);
+  while (rt->key[i] != k && rt->key[i] != RT_EMPTY) i = (i + 1) & (rt->cap - 1);
+  if (rt->key[i] == RT_EMPTY) {
+    rt->key[i] = k;
+    rt->n++;
+  }
+  rt->owner[i] = a;
+  return 0;
+}
+
+/* Removes the reservation of cell at time t if agent a holds it. Linear probing with
+ * backward-shift deletion, so no tombstones slow later lookups. */
+static void rt_del(rtable *rt, int64_t t, int32_t cell, int32_t a) {
+  if (rt->n == 0) return;
+  uint64_t k = rt_key(t, cell);
+  uint32_t mask = rt->cap - 1, i = rt_home(k, rt->cap);
+  while (rt->key[i] != k) {
+    if (rt->key[i] == RT_EMPTY) return;
+    i = (i + 1) & mask;
+  }
+  if (rt->owner[i] != a) return;
+  for (uint32_t j = i;;) {
+    j = (j + 1) & mask;
+    if (rt->key[j] == RT_EMPTY) break;
+    uint32_t h = rt_home(rt->key[j], rt->cap);
+    /* The entry at j may fill the hole at i unless its home lies cyclically in (i, j]. */
+    int stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
+    if (stays) continue;
+    rt->key[i] = rt->key[j];
+    rt->owner[i] = rt->owner[j];
+    i = j;
+  }
+  rt->key[i] = RT_EMPTY;
+  rt->n--;
+}
+
+/* --- Space-time search scratch ----------------------------------------------------------- */
+
+typedef struct st_node {
+  double g;
+  int32_t parent; /* node index, -1 at the root */
+  int32_t cell;
+  int32_t k;      /* steps from the search's start time */
+  int32_t closed;
+} st_node;
+
+typedef struct st_slot {
+  uint64_t key;  /* k << 26 | cell */
+  uint32_t gen;  /* valid when equal to the search's generation */
+  int32_t node;
+} st_slot;
+
+typedef struct st_entry {
+  double f, g;
+  uint32_t seq;
+  int32_t k;
+  int32_t node;
+} st_entry;
+
+typedef struct st_scratch {
+  st_node *node;
+  int32_t nnode, node_cap;
+  st_slot *slot;
+  uint32_t slot_cap, gen;
+  st_entry *heap;
+  int32_t heap_len, heap_cap;
+  uint32_t seq;
+} st_scratch;
+
+/* Lowest f, then highest g, then the deeper node (so a path reaches the window's end without
+ * widening first among equals: waits on the goal are free), then first in first out. */
+static inline int st_before(const st_entry *a, const st_entry *b) {
+  if (a->f < b->f - ST_EPS) return 1;
+  if (a->f > b->f + ST_EPS) return 0;
+  if (a->g > b->g + ST_EPS) return 1;
+  if (a->g < b->g - ST_EPS) return 0;
+  if (a->k != b->k) return a->k > b->k;
+  return a->seq < b->seq;
+}
+
+static int st_push(st_scratch *s, int32_t node, double g, double f, int32_t k) {
+  if (s->heap_len == s->heap_cap) {
+    int32_t cap = s->heap_cap ? s->heap_cap * 2 : 256;
+    st_entry *h = realloc(s->heap, (size_t)cap * sizeof *h);
+    if (!h) return -1;
+    s->heap = h;
+    s->heap_cap = cap;
+  }
+  st_entry e = {f, g, s->seq++, k, node};
+  int32_t i = s->heap_len++;
+  while (i > 0) {
+    int32_t p = (i - 1) >> 1;
+    if (!st_before(&e, &s->heap[p])) break;
+    s->heap[i] = s->heap[p];
+    i = p;
+  }
+  s->heap[i] = e;
+  return 0;
+}
+
+static st_entry st_pop(st_scratch *s) {
+  st_entry top = s->heap[0];
+  int32_t n = --s->heap_len;
+  if (n > 0) {
+    st_entry e = s->heap[n];
+    int32_t i = 0;
+    for (;;) {
+      int32_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && st_before(&s->heap[c + 1], &s->heap[c])) c++;
+      if (!st_before(&s->heap[c], &e)) break;
+      s->heap[i] = s->heap[c];
+      i = c;
+    }
+    s->heap[i] = e;
+  }
+  return top;
+}
+
+static inline uint32_t st_home(uint64_t key, uint32_t cap) {
+  return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
+static int st_begin(st_scratch *s) {
+  s->nnode = 0;
+  s->heap_len = 0;
+  s->seq = 0;
+  if (s->slot_cap == 0) {
+    s->slot_cap = 1024;
+    s->slot = calloc(s->slot_cap, sizeof *s->slot);
+    if (!s->slot) return s->slot_cap = 0, -1;
+    s->gen = 0;
+  }
+  if (++s->gen == 0) {
+    memset(s->slot, 0, (size_t)s->slot_cap * sizeof *s->slot);
+    s->gen = 1;
+  }
+  return 0;
+}
+
+/* Doubles the slot table, keeping this search's entries. */
+static int st_grow(st_scratch *s) {
+  uint32_t cap = s->slot_cap * 2;
+  st_slot *slot = calloc(cap, sizeof *slot);
+  if (!slot) return -1;
+  for (int32_t i = 0; i < s->nnode; i++) {
+    uint64_t key = (uint64_t)s->node[i].k << 26 | (uint64_t)s->node[i].cell;
+    uint32_t j = st_home(key, cap);
+    while (slot[j].gen == 1) j = (j + 1) & (cap - 1);
+    slot[j].key = key;
+    slot[j].gen = 1;
+    slot[j].node = i;
+  }
+  free(s->slot);
+  s->slot = slot;
+  s->slot_cap = cap;
+  s->gen = 1;
+  return 0;
+}
+
+/* The node of (cell, k), created when missing (*created = 1). Returns its index, or -1 when
+ * out of memory. */
+static int32_t st_node_of(st_scratch *s, int32_t cell, int32_t k, int *created) {
+  if ((uint32_t)(s->nnode + 1) * 2 > s->slot_cap && st_grow(s) < 0) return -1;
+  uint64_t key = (uint64_t)k << 26 | (uint64_t)cell;
+  uint32_t mask = s->slot_cap - 1, i = st_home(key, s->slot_cap);
+  while (s->slot[i].gen == s->gen) {
+    if (s->slot[i].key == key) {
+      *created = 0;
+      return s->slot[i].node;
+    }
+    i = (i + 1) & mask;
+  }
+  if (s->nnode == s->node_cap) {
+    int32_t cap = s->node_cap ? s->node_cap * 2 : 256;
+    st_node *nd = realloc(s->node, (size_t)cap * sizeof *nd);
+    if (!nd) return -1;
+    s->node = nd;
+    s->node_cap = cap;
+  }
+  int32_t id = s->nnode++;
+  s->slot[i].key = key;
+  s->slot[i].gen = s->gen;
+  s->slot[i].node = id;
+  s->node[id].cell = cell;
+  s->node[id].k = k;
+  s->node[id].closed = 0;
+  *created = 1;
+  return id;
+}
+
+/* --- The planner ------------------------------------------------------------------------- */
+
+typedef struct whca {
+  int32_t n, w, replan;
+  double wait_cost;
+  int rotate, single_pass;
+  int32_t stride;     /* rotation step per round */
+  int64_t round_t0;   /* time of the current round; -1 before the first */
+  int64_t rounds;
+  int32_t *order;     /* this round's priority order */
+  int32_t *plan;      /* n * (w + 1): plan[a * (w + 1) + k] = a's cell at plan_t0[a] + k */
+  int64_t *plan_t0;
+  int32_t *plan_len;  /* 0: a has no plan (not yet planned this round, or released) */
+  uint8_t *marked;    /* must plan this step */
+  int32_t *victims;   /* agents whose plans a forced wait broke, to plan again (a queue) */
+  int32_t nvictims, vhead;
+  mapf__rra *rra;
+  size_t budget;      /* bytes of RRA* data before the least recently used are dropped; 0: none */
+  size_t rra_bytes;   /* held by all agents' RRA* */
+  int64_t *last_used; /* per agent: serial of its last search */
+  int64_t serial;
+  struct lru { int64_t used; int32_t a; } *lru; /* scratch for eviction */
+  rtable rt;
+  st_scratch st;
+} whca;
+
+static int32_t gcd32(int32_t a, int32_t b) {
+  while (b) {
+    int32_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+static void whca_free(void *state);
+
+static int whca_init(mapf__sim *sim, void **state, mapf_diag *d) {
+  const double *v = sim->cfg->params.v;
+  whca *W = calloc(1, sizeof *W);
+  if (!W) return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
+  int32_t n = sim->n;
+  W->n = n;
+  W->w = (int32_t)v[0];
+  W->replan = (int32_t)v[1] ? (int32_t)v[1] : (W->w / 2 > 0 ? W->w / 2 : 1);
+  W->rotate = v[2] != 0;
+  W->wait_cost = v[3];
+  W->budget = (size_t)v[4] << 20;
+  W->single_pass = sim->cfg->execution == MAPF_EXEC_SINGLE_PASS;
+  W->round_t0 = -1;
+  size_t m = n > 0 ? (size_t)n : 1;
+  W->order = malloc(m * sizeof *W->order);
+  W->plan = malloc(m * (size_t)(W->w + 1) * sizeof *W->plan);
+  W->plan_t0 = calloc(m, sizeof *W->plan_t0);
+  W->plan_len = calloc(m, sizeof *W->plan_len);
+  W->marked = calloc(m, 1);
+  W->victims = malloc(m * sizeof *W->victims);
+  W->rra = calloc(m, sizeof *W->rra);
+  W->last_used = calloc(m, sizeof *W->last_used);
+  W->lru = malloc(m * sizeof *W->lru);
+  if (!W->order || !W->plan || !W->plan_t0 || !W->plan_len || !W->marked || !W->victims ||
+      !W->rra || !W->last_used || !W->lru) {
+    whca_free(W);
+    return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
+  }
+  for (int32_t a = 0; a < n; a++) mapf__rra_free(&W->rra[a]); /* zeroed: not started */
+  /* Golden-ratio stride, coprime with n so the rotation visits every offset. */
+  int32_t s = (int32_t)((double)n * 0.6180339887498949 + 0.5);
+  if (s < 1) s = 1;
+  while (n > 1 && gcd32(s, n) != 1) s++;
+  W->stride = s;
+  sim->push = 0;
+  *state = W;
+  return MAPF_OK;
+}
+
+static void whca_free(void *state) {
+  whca *W = state;
+  if (!W) return;
+  if (W->rra)
+    for (int32_t a = 0; a < W->n; a++) mapf__rra_free(&W->rra[a]);
+  free(W->rra);
+  free(W->last_used);
+  free(W->lru);
+  free(W->order);
+  free(W->plan);
+  free(W->plan_t0);
+  free(W->plan_len);
+  free(W->marked);
+  free(W->victims);
+  free(W->rt.key);
+  free(W->rt.owner);
+  free(W->st.node);
+  free(W->st.slot);
+  free(W->st.heap);
+  free(W);
+}
+
+/* Agent a's planned cell at time t, or -1 when its plan does not say. */
+static inline int32_t plan_at(const whca *W, int32_t a, int64_t t) {
+  int64_t k = t - W->plan_t0[a];
+  if (k < 0 || k >= W->plan_len[a]) return -1;
+  return W->plan[(size_t)a * (size_t)(W->w + 1) + (size_t)k];
+}
+
+/* Removes every reservation of a's plan and the plan itself. */
+static void release(whca *W, int32_t a) {
+  for (int32_t k = 0; k < W->plan_len[a]; k++)
+    rt_del(&W->rt, W->plan_t0[a] + k, W->plan[(size_t)a * (size_t)(W->w + 1) + (size_t)k], a);
+  W->plan_len[a] = 0;
+}
+
+/* May agent a move from u to v (u != v) during time T -> T + 1, where (v, T + 1) is free?
+ * Implements the executor's rules (ALGORITHMS.md, Simulation) on the reservations: no swap;
+ * under single pass a follows the agent y that holds v at time T only if y has the lower
+ * index (y moves first), and an agent x that has reserved u for T + 1, entering as a leaves,
+ * must have a higher index than a (whichever of the two plans last checks the pair); under
+ * chains a follows unless the chain of followers closes a cycle, which the last member of the
+ * cycle to plan finds by walking the plans forward. A chain through an agent without a plan for
+ * T + 1 is allowed: that agent plans later and must then keep clear of a. */
+static int may_move(const whca *W, int32_t a, int32_t u, int32_t v, int64_t T) {
+  int32_t x = rt_get(&W->rt, T + 1, u);
+  if (W->single_pass && x >= 0 && x != a && x < a) return 0;
+  int32_t y = rt_get(&W->rt, T, v);
+  if (y < 0 || y == a) return 1;
+  if (x == y) return 0; /* a swap */
+  if (W->single_pass) return y < a;
+  for (int32_t steps = 0; steps <= W->n; steps++) {
+    int32_t p = plan_at(W, y, T + 1);
+    if (p < 0) return 1;
+    if (p == u) return 0; /* the chain comes back to a: a rotation, which never moves */
+    int32_t z = rt_get(&W->rt, T, p);
+    if (z < 0 || z == y) return 1;
+    y = z;
+  }
+  return 0;
+}
+
+/* Space-time A* for agent a from (pos, t) over w steps (Silver's WHCA* search; see the head
+ * comment for costs and ties). On success writes w + 1 cells to path and returns 1; returns 0
+ * when no path of w steps avoids the reservations, -1 when out of memory. Work is bounded by
+ * (w + 1) times the cells within w moves. */
+static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
+  const mapf_grid *g = sim->grid;
+  st_scratch *s = &W->st;
+  mapf__rra *r = &W->rra[a];
+  int32_t start = sim->pos[a], goal = sim->goal[a];
+  int64_t t = sim->time;
+  int64_t exp = 0, rexp = 0;
+  int found = 0, fail = 0;
+  int32_t last = -1;
+  /* Silver aims RRA* at the agent's start: the search starts at the agent's first search, from
+   * its start cell; after an eviction it restarts aimed at where the agent is now. */
+  if (r->goal < 0) mapf__rra_start(r, g, goal, start);
+  size_t bytes0 = mapf__rra_bytes(r);
+  W->last_used[a] = ++W->serial;
+  if (st_begin(s) < 0) return -1;
+  double h0 = mapf__rra_dist(r, g, start, &rexp);
+  int created;
+  int32_t root = st_node_of(s, start, 0, &created);
+  if (h0 < 0 || root < 0) return -1;
+  s->node[root].g = 0;
+  s->node[root].parent = -1;
+  if (st_push(s, root, 0, h0, 0) < 0) return -1;
+  while (s->heap_len > 0) {
+    st_entry e = st_pop(s);
+    st_node *nd = &s->node[e.node];
+    if (nd->closed || e.g > nd->g + ST_EPS) continue; /* stale */
+    nd->closed = 1;
+    exp++;
+    if (e.k == W->w) { /* Silver's terminal edge: g + h is the whole cost */
+      found = 1;
+      last = e.node;
+      break;
+    }
+    int32_t u = nd->cell;
+    int64_t T = t + e.k;
+    uint8_t m = sim->grid->moves[u];
+    for (int d = -1; d < 8; d++) {
+      int32_t v;
+      double cost;
+      if (d < 0) {
+        v = u;
+        cost = u == goal ? 0 : W->wait_cost;
+      } else {
+        if (!(m >> d & 1)) continue;
+        v = u + g->offset[d];
+        cost = mapf_dir_cost[d];
+      }
+      int32_t o = rt_get(&W->rt, T + 1, v);
+      if (o >= 0 && o != a) continue;
+      if (v != u && !may_move(W, a, u, v, T)) continue;
+      double ng = e.g + cost;
+      int32_t id = st_node_of(s, v, e.k + 1, &created);
+      if (id < 0) {
+        fail = 1;
+        break;
+      }
+      st_node *vn = &s->node[id];
+      if (!created && (vn->closed || vn->g <= ng + ST_EPS)) continue;
+      double h = mapf__rra_dist(r, g, v, &rexp);
+      if (h < 0) {
+        fail = 1;
+        break;
+      }
+      if (isinf(h)) { /* cannot happen on a legal move; never expand it */
+        vn->g = INFINITY;
+        vn->closed = 1;
+        continue;
+      }
+      vn->g = ng;
+      vn->parent = e.node;
+      if (st_push(s, id, ng, ng + h, e.k + 1) < 0) {
+        fail = 1;
+        break;
+      }
+    }
+    if (fail) break;
+  }
+  W->rra_bytes += mapf__rra_bytes(r) - bytes0; /* RRA* memory only grows between evictions */
+  sim->expansions += exp + rexp;
+  sim->agent[a].expansions += exp + rexp;
+  sim->agent[a].searches++;
+  if (fail) return -1;
+  if (!found) return 0;
+  for (int32_t id = last; id >= 0; id = s->node[id].parent) path[s->node[id].k] = s->node[id].cell;
+  return 1;
+}
+
+static int lru_cmp(const void *x, const void *y) {
+  const struct lru *p = x, *q = y;
+  return p->used < q->used ? -1 : p->used > q->used;
+}
+
+/* The memory bound on RRA* (`memory`): when the agents' RRA* data pass the budget, the searches
+ * of the least recently searching agents (never a, which just searched) are dropped until three
+ * quarters of the budget are left; a dropped agent's RRA* restarts at its next search. The
+ * distances are the same either way, so this changes expansions and time, never moves. */
+static void enforce_budget(whca *W, int32_t a) {
+  if (W->budget == 0 || W->rra_bytes <= W->budget) return;
+  int32_t m = 0;
+  for (int32_t b = 0; b < W->n; b++)
+    if (b != a && W->rra[b].goal >= 0) W->lru[m++] = (struct lru){W->last_used[b], b};
+  qsort(W->lru, (size_t)m, sizeof *W->lru, lru_cmp);
+  for (int32_t i = 0; i < m && W->rra_bytes > W->budget / 4 * 3; i++) {
+    mapf__rra *r = &W->rra[W->lru[i].a];
+    W->rra_bytes -= mapf__rra_bytes(r);
+    mapf__rra_free(r);
+  }
+}
+
+/* Plans agent a from the current time: a window of w steps, reserved; or, with no path, a wait
+ * of one step on its cell. A forced wait on a cell another agent reserved for the next step
+ * sends that agent back to planning (the victims queue). Returns 0 or -1 (out of memory). */
+static int plan_agent(mapf__sim *sim, whca *W, int32_t a) {
+  int64_t t = sim->time;
+  int32_t *path = &W->plan[(size_t)a * (size_t)(W->w + 1)];
+  int rc = st_search(sim, W, a, path);
+  if (rc < 0) return -1;
+  enforce_budget(W, a);
+  W->plan_t0[a] = t;
+  if (rc == 1) {
+    W->plan_len[a] = W->w + 1;
+    for (int32_t k = 0; k <= W->w; k++)
+      if (rt_set(&W->rt, t + k, path[k], a) < 0) return -1;
+    return 0;
+  }
+  int32_t cur = sim->pos[a];
+  path[0] = path[1] = cur;
+  W->plan_len[a] = 2;
+  int32_t v = rt_get(&W->rt, t + 1, cur);
+  if (v >= 0 && v != a && W->nvictims < W->n) {
+    release(W, v);
+    if (rt_set(&W->rt, t, sim->pos[v], v) < 0) return -1;
+    W->victims[W->nvictims++] = v;
+  }
+  if (rt_set(&W->rt, t, cur, a) < 0 || rt_set(&W->rt, t + 1, cur, a) < 0) return -1;
+  return 0;
+}
+
+/* Plans a and then every agent its plan sent back to planning. Returns 0, 1 when the
+ * wall-clock limit passed (nothing more is planned), or -1 when out of memory. */
+static int plan_with_victims(mapf__sim *sim, whca *W, int32_t a) {
+  if (mapf__sim_expired(sim)) return 1;
+  if (plan_agent(sim, W, a) < 0) return -1;
+  while (W->vhead < W->nvictims) {
+    if (mapf__sim_expired(sim)) return 1;
+    if (plan_agent(sim, W, W->victims[W->vhead++]) < 0) return -1;
+  }
+  W->nvictims = W->vhead = 0;
+  return 0;
+}
+
+/* One step's search phase: a new round every `replan` steps, otherwise plans only for agents
+ * off their plans or at the end of them; then every agent's next cell. */
+static int whca_plan(mapf__sim *sim, void *state) {
+  whca *W = state;
+  int64_t t = sim->time;
+  int32_t n = W->n;
+  W->nvictims = W->vhead = 0;
+  if (W->round_t0 < 0 || t - W->round_t0 >= W->replan) {
+    W->round_t0 = t;
+    int32_t off = W->rotate && n > 0 ? (int32_t)((W->rounds % n) * W->stride % n) : 0;
+    W->rounds++;
+    rt_clear(&W->rt);
+    for (int32_t a = 0; a < n; a++) {
+      W->order[a] = (off + a) % n;
+      W->plan_len[a] = 0;
+      W->marked[a] = 1;
+      if (rt_set(&W->rt, t, sim->pos[a], a) < 0) return MAPF_ENOMEM;
+    }
+  } else {
+    for (int32_t a = 0; a < n; a++) {
+      W->marked[a] = plan_at(W, a, t) != sim->pos[a] || plan_at(W, a, t + 1) < 0;
+      if (W->marked[a]) release(W, a);
+    }
+    for (int32_t a = 0; a < n; a++)
+      if (W->marked[a] && rt_set(&W->rt, t, sim->pos[a], a) < 0) return MAPF_ENOMEM;
+  }
+  for (int32_t r = 0; r < n; r++) {
+    int32_t a = W->order[r];
+    if (!W->marked[a] || W->plan_len[a] > 0) continue; /* planned already as a victim */
+    int rc = plan_with_victims(sim, W, a);
+    if (rc < 0) return MAPF_ENOMEM;
+    if (rc > 0) return MAPF_OK; /* expired: the simulator ends the run before executing */
+  }
+  for (int32_t a = 0; a < n; a++) {
+    int32_t next = plan_at(W, a, t + 1);
+    sim->want[a] = next < 0 || next == sim->pos[a] ? MAPF__WAIT : next;
+  }
+  return MAPF_OK;
+}
+
+const mapf__planner_vt mapf__whca_vt = {whca_init, whca_plan, NULL, whca_free};
