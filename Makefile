@@ -52,6 +52,7 @@ sanitize: deps
 
 bench: build
 	tools/bench-farm.sh $(BUILD)
+	tools/bench-search.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

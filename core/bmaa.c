@@ -7,64 +7,66 @@
 
 #include "sim_int.h"
 
-/* Learned h-values of one agent: open addressing, int32 cell -> double. Only cells the agent
- * has closed are stored (ALGORITHMS.md: 2,000 agents x a 531x747 map as dense arrays would be
- * 3 GB); every other cell's h is the octile distance, computed on demand. */
+/* Learned h-values of one agent: open addressing, int32 cell -> cost pair (search_int.h: every
+ * learned value is a + b sqrt(2) with integers a and b, kept exactly). Only cells the agent has
+ * closed are stored (ALGORITHMS.md: 2,000 agents x a 531x747 map as dense arrays would be
+ * 3 GB); every other cell's h is the octile distance, computed on demand. A slot holds the key
+ * and its value together (12 bytes), so a lookup touches one cache line. */
+typedef struct hslot {
+  int32_t key; /* -1 = empty */
+  mapf__cost2 val;
+} hslot;
+
 typedef struct hmap {
-  int32_t *key; /* -1 = empty */
-  double *val;
+  hslot *slot;
   int32_t cap, n;
 } hmap;
 
+/* Slot of key: Fibonacci hashing of key / 4, so four cells side by side in a row share a run
+ * of four slots (48 bytes): a search reads the h-values of a small area, and its lookups then
+ * touch a few cache lines instead of one each. */
 static inline uint32_t hmap_slot(int32_t key, int32_t cap) {
-  return ((uint32_t)key * 2654435761u) & (uint32_t)(cap - 1);
+  uint32_t block = (uint32_t)(((uint64_t)((uint32_t)key >> 2) * 0x9E3779B97F4A7C15ull) >> 32);
+  return ((block << 2) | ((uint32_t)key & 3u)) & (uint32_t)(cap - 1);
 }
 
-static inline int hmap_get(const hmap *m, int32_t key, double *val) {
+static inline int hmap_get(const hmap *m, int32_t key, mapf__cost2 *val) {
   if (m->cap == 0) return 0;
   for (uint32_t i = hmap_slot(key, m->cap);; i = (i + 1) & (uint32_t)(m->cap - 1)) {
-    if (m->key[i] == key) {
-      *val = m->val[i];
+    if (m->slot[i].key == key) {
+      *val = m->slot[i].val;
       return 1;
     }
-    if (m->key[i] < 0) return 0;
+    if (m->slot[i].key < 0) return 0;
   }
 }
 
 static int hmap_grow(hmap *m) {
   int32_t cap = m->cap ? m->cap * 2 : 64;
-  int32_t *key = malloc((size_t)cap * sizeof *key);
-  double *val = malloc((size_t)cap * sizeof *val);
-  if (!key || !val) {
-    free(key);
-    free(val);
-    return -1;
-  }
-  for (int32_t i = 0; i < cap; i++) key[i] = -1;
+  hslot *slot = malloc((size_t)cap * sizeof *slot);
+  if (!slot) return -1;
+  for (int32_t i = 0; i < cap; i++) slot[i].key = -1;
   for (int32_t i = 0; i < m->cap; i++) {
-    if (m->key[i] < 0) continue;
-    uint32_t j = hmap_slot(m->key[i], cap);
-    while (key[j] >= 0) j = (j + 1) & (uint32_t)(cap - 1);
-    key[j] = m->key[i];
-    val[j] = m->val[i];
+    if (m->slot[i].key < 0) continue;
+    uint32_t j = hmap_slot(m->slot[i].key, cap);
+    while (slot[j].key >= 0) j = (j + 1) & (uint32_t)(cap - 1);
+    slot[j] = m->slot[i];
   }
-  free(m->key);
-  free(m->val);
-  m->key = key;
-  m->val = val;
+  free(m->slot);
+  m->slot = slot;
   m->cap = cap;
   return 0;
 }
 
-static int hmap_put(hmap *m, int32_t key, double val) {
+static int hmap_put(hmap *m, int32_t key, mapf__cost2 val) {
   if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0) return -1;
   uint32_t i = hmap_slot(key, m->cap);
-  while (m->key[i] >= 0 && m->key[i] != key) i = (i + 1) & (uint32_t)(m->cap - 1);
-  if (m->key[i] < 0) {
-    m->key[i] = key;
+  while (m->slot[i].key >= 0 && m->slot[i].key != key) i = (i + 1) & (uint32_t)(m->cap - 1);
+  if (m->slot[i].key < 0) {
+    m->slot[i].key = key;
     m->n++;
   }
-  m->val[i] = val;
+  m->slot[i].val = val;
   return 0;
 }
 
@@ -82,13 +84,19 @@ typedef struct bmaa {
   double vision2;     /* vision squared, compared with squared integer distances */
   int32_t n;
   bmaa_agent *a;
+  int32_t *searching; /* the agents that search in this step, in index order (n entries) */
 } bmaa;
 
 static int bmaa_init(mapf__sim *sim, void **state, mapf_diag *d) {
   const double *v = sim->cfg->params.v;
   bmaa *b = calloc(1, sizeof *b);
   if (b) b->a = calloc((size_t)sim->n, sizeof *b->a);
-  if (!b || !b->a) {
+  if (b) b->searching = malloc(((size_t)sim->n + 1) * sizeof *b->searching);
+  if (!b || !b->a || !b->searching) {
+    if (b) {
+      free(b->a);
+      free(b->searching);
+    }
     free(b);
     return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
   }
@@ -105,25 +113,25 @@ static void bmaa_free(void *state) {
   bmaa *b = state;
   if (!b) return;
   for (int32_t i = 0; i < b->n; i++) {
-    free(b->a[i].h.key);
-    free(b->a[i].h.val);
+    free(b->a[i].h.slot);
     free(b->a[i].path);
   }
   free(b->a);
+  free(b->searching);
   free(b);
 }
 
 /* h(c): the learned value if the agent has one, else the octile distance from (x, y), the
  * coordinates of c, to the goal (gx, gy). */
-static inline double h_of(const bmaa_agent *ag, int32_t c, int32_t x, int32_t y, int32_t gx,
-                          int32_t gy) {
-  double v;
-  return hmap_get(&ag->h, c, &v) ? v : mapf_octile_xy(x, y, gx, gy);
+static inline mapf__cost2 h_of(const bmaa_agent *ag, int32_t c, int32_t x, int32_t y, int32_t gx,
+                               int32_t gy) {
+  mapf__cost2 v;
+  return hmap_get(&ag->h, c, &v) ? v : mapf__octile2(x, y, gx, gy);
 }
 
 /* Seed 001, Alg. 5 (BMAA*'s version of A*) followed by Alg. 3 lines 4-8 (RTAA*'s update of the
  * closed nodes' h-values and the new limit). Work is bounded by `expansions` node expansions.
- * Returns 0, or -1 when out of memory. */
+ * Costs are exact pairs (search_int.h). Returns 0, or -1 when out of memory. */
 static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   const mapf_grid *g = sim->grid;
   bmaa_agent *ag = &b->a[i];
@@ -133,23 +141,26 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
   if (mapf__search_begin(s, g->ncells) < 0) return -1;
   mapf__node *nd = s->node;
-  nd[cur].g = 0;
-  nd[cur].parent = -1;
-  nd[cur].gen = s->gen;
-  nd[cur].heap = -2;
-  if (mapf__open_push(s, cur, 0, h_of(ag, cur, cx, cy, gx, gy)) < 0) return -1;
+  const uint32_t open_gen = s->gen, closed_gen = s->gen + 1u;
+  mapf__cost2 zero = {0, 0};
+  if (mapf__open_push(s, cur, zero, mapf__cost_of(h_of(ag, cur, cx, cy, gx, gy)),
+                      MAPF__NO_PARENT) < 0)
+    return -1;
 
   int64_t exp = 0;
-  while (s->heap_len > 0) {
+  while (mapf__open_first(s)) {
     /* Line 8: stop when First() is the goal or the expansion budget is spent. */
     if (s->heap[0].id == goal || exp >= b->expansions) break;
-    mapf__entry e = mapf__open_pop(s);
-    int32_t u = e.id;
+    int32_t u = mapf__open_pop(s).id;
     if (mapf__closed_add(s, u) < 0) return -1;
     int32_t ux = u % g->width, uy = u / g->width;
-    uint8_t m = g->moves[u];
-    for (int d = 0; d < 8; d++) {
-      if (!(m >> d & 1)) continue;
+    mapf__cost2 gu = nd[u].g;
+    /* Start loading the neighbours' learned h-values before the tests that need them. */
+    if (ag->h.cap > 0)
+      for (unsigned m = g->moves[u]; m; m &= m - 1)
+        __builtin_prefetch(&ag->h.slot[hmap_slot(u + g->offset[__builtin_ctz(m)], ag->h.cap)]);
+    for (unsigned m = g->moves[u]; m; m &= m - 1) {
+      int d = __builtin_ctz(m);
       int32_t v = u + g->offset[d];
       int32_t vx = ux + mapf_dir_dx[d], vy = uy + mapf_dir_dy[d];
       /* Lines 15-20: agents within vision are obstacles unless they stand on the goal. */
@@ -158,16 +169,12 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
         double dx = vx - cx, dy = vy - cy;
         if (dx * dx + dy * dy <= b->vision2) continue;
       }
-      double ng = e.g + mapf_dir_cost[d];
-      if (nd[v].gen == s->gen) {
-        if (nd[v].heap == MAPF__HEAP_CLOSED || nd[v].g <= ng + MAPF__EPS) continue;
-      } else {
-        nd[v].gen = s->gen;
-        nd[v].heap = -2;
-      }
-      nd[v].g = ng;
-      nd[v].parent = u;
-      if (mapf__open_push(s, v, ng, ng + h_of(ag, v, vx, vy, gx, gy)) < 0) return -1;
+      uint32_t vg = nd[v].gen;
+      if (vg == closed_gen) continue;
+      mapf__cost2 ng = {gu.a + (d < 4), gu.b + (d >= 4)};
+      if (vg == open_gen && mapf__cost_of(nd[v].g) <= mapf__cost_of(ng)) continue;
+      mapf__cost2 h = h_of(ag, v, vx, vy, gx, gy);
+      if (mapf__open_push(s, v, ng, mapf__cost(ng.a + h.a, ng.b + h.b), d) < 0) return -1;
     }
     exp++;
   }
@@ -175,20 +182,23 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   sim->agent[i].expansions += exp;
   sim->agent[i].searches++;
   ag->path_len = 0;
-  if (s->heap_len == 0) return 0; /* enclosed: no prefix, the agent waits (Alg. 3 line 4) */
+  if (!mapf__open_first(s)) return 0; /* enclosed: no prefix, the agent waits (Alg. 3 line 4) */
 
-  /* Alg. 4: h(n) = f(First) - g(n) for every closed n. */
+  /* Alg. 4: h(n) = f(First) - g(n) for every closed n, with f(First) = g + h of First. */
   int32_t first = s->heap[0].id;
-  double f = s->heap[0].f;
+  mapf__cost2 gf = nd[first].g;
+  mapf__cost2 hf = h_of(ag, first, mapf_grid_x(g, first), mapf_grid_y(g, first), gx, gy);
+  mapf__cost2 f = {gf.a + hf.a, gf.b + hf.b};
   for (int32_t k = 0; k < s->closed_len; k++) {
     int32_t c = s->closed[k];
-    if (hmap_put(&ag->h, c, f - nd[c].g) < 0) return -1;
+    mapf__cost2 hc = {f.a - nd[c].g.a, f.b - nd[c].g.b};
+    if (hmap_put(&ag->h, c, hc) < 0) return -1;
   }
   ag->limit = sim->time + b->moves;
 
   /* Alg. 5 line 9: P runs from the current node to First(). */
   int32_t len = 0;
-  for (int32_t c = first; c != -1; c = nd[c].parent) len++;
+  for (int32_t c = first; c != -1; c = mapf__parent(s, g->offset, c)) len++;
   if (len > ag->path_cap) {
     int32_t cap = len < 64 ? 64 : len;
     int32_t *p = realloc(ag->path, (size_t)cap * sizeof *p);
@@ -197,15 +207,45 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
     ag->path_cap = cap;
   }
   int32_t k = len;
-  for (int32_t c = first; c != -1; c = nd[c].parent) ag->path[--k] = c;
+  for (int32_t c = first; c != -1; c = mapf__parent(s, g->offset, c)) ag->path[--k] = c;
   ag->path_len = len;
   ag->path_pos = 0;
   return 0;
 }
 
-/* Alg. 3 for every agent, then its next cell. */
+/* Starts loading the learned h-values around agent j's cell, which its search is about to read:
+ * the tables of a thousand agents do not stay in cache between one agent's searches, and a
+ * search that waits for each of them in turn is several times slower. */
+static void bmaa_prefetch(const mapf__sim *sim, const bmaa *b, int32_t j) {
+  const hmap *h = &b->a[j].h;
+  int32_t p = sim->pos[j], w = sim->grid->width;
+  if (h->cap > 0)
+    for (int32_t dy = -2; dy <= 2; dy++)
+      for (int32_t dx = -4; dx <= 4; dx += 4)
+        __builtin_prefetch(&h->slot[hmap_slot(p + dy * w + dx, h->cap)]);
+#ifdef NPREFETCH
+  const mapf__node *nd = sim->search->node;
+  int32_t lo = p - 2 * w - 4, hi = p + 2 * w + 4;
+  if (lo < 0) lo = 0;
+  if (hi >= sim->grid->ncells) hi = sim->grid->ncells - 1;
+  for (int32_t dy = -2; dy <= 2; dy++) {
+    int32_t c = p + dy * w;
+    if (c - 4 < lo || c + 4 > hi) continue;
+    __builtin_prefetch(&nd[c - 4]);
+    __builtin_prefetch(&nd[c]);
+    __builtin_prefetch(&nd[c + 4]);
+    __builtin_prefetch(&sim->occ[c]);
+  }
+#endif
+}
+
+/* Alg. 3 for every agent, then its next cell. First every agent follows its prefix and those
+ * that must search are listed; then they search in index order, each search prefetching the
+ * next one's h-values (bmaa_prefetch). Positions do not change during the search phase, so this
+ * is the same as deciding and searching agent by agent. */
 static int bmaa_plan(mapf__sim *sim, void *state) {
   bmaa *b = state;
+  int32_t ns = 0;
   for (int32_t i = 0; i < sim->n; i++) {
     bmaa_agent *ag = &b->a[i];
     int32_t cur = sim->pos[i];
@@ -218,12 +258,19 @@ static int bmaa_plan(mapf__sim *sim, void *state) {
     int defined = ag->path_len > 0 && ag->path_pos + 1 < ag->path_len;
     /* A search from the goal returns at once with an empty prefix and learns nothing, so an
      * agent on its goal does not search. */
-    if (cur != sim->goal[i] && (!defined || sim->time >= ag->limit)) {
-      if (mapf__sim_expired(sim)) return MAPF_OK;
-      if (bmaa_search(sim, b, i) < 0) return MAPF_ENOMEM;
-      defined = ag->path_len > 1;
-    }
-    sim->want[i] = defined ? ag->path[ag->path_pos + 1] : MAPF__WAIT;
+    if (cur != sim->goal[i] && (!defined || sim->time >= ag->limit))
+      b->searching[ns++] = i;
+    else
+      sim->want[i] = defined ? ag->path[ag->path_pos + 1] : MAPF__WAIT;
+  }
+  if (ns > 0) bmaa_prefetch(sim, b, b->searching[0]);
+  for (int32_t k = 0; k < ns; k++) {
+    int32_t i = b->searching[k];
+    bmaa_agent *ag = &b->a[i];
+    if (mapf__sim_expired(sim)) return MAPF_OK;
+    if (k + 1 < ns) bmaa_prefetch(sim, b, b->searching[k + 1]);
+    if (bmaa_search(sim, b, i) < 0) return MAPF_ENOMEM;
+    sim->want[i] = ag->path_len > 1 ? ag->path[ag->path_pos + 1] : MAPF__WAIT;
   }
   return MAPF_OK;
 }

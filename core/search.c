@@ -3,20 +3,23 @@
 
 #include <string.h>
 
+/* Stamps go up by 2 per search (s->gen open, s->gen + 1 closed); 0 and 1 never mark a valid
+ * record, so zeroed memory is "not seen". */
 int mapf__search_begin(mapf__search *s, int32_t ncells) {
   if (ncells > s->ncells) {
     mapf__node *n = realloc(s->node, (size_t)ncells * sizeof *n);
     if (!n) return -1;
-    /* New records must not look valid: zero generations, and the counter restarts above 0. */
+    /* New records must not look valid: zero stamps, and the counter restarts above 1. */
     memset(n, 0, (size_t)ncells * sizeof *n);
     s->node = n;
     s->ncells = ncells;
     s->gen = 0;
   }
-  if (++s->gen == 0) {
-    /* The counter wrapped after 2^32 searches: clear once and go on. */
+  s->gen += 2;
+  if (s->gen == 0) {
+    /* The counter wrapped after 2^31 searches: clear once and go on. */
     memset(s->node, 0, (size_t)s->ncells * sizeof *s->node);
-    s->gen = 1;
+    s->gen = 2;
   }
   s->heap_len = 0;
   s->closed_len = 0;

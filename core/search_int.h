@@ -1,37 +1,94 @@
-/* search_int.h: scratch memory shared by the grid searches (A*, RTAA*): per-cell node records
- * stamped with a generation counter, so a new search never clears the arrays, and a binary heap
- * with the tie-breaking of seed 001, footnote 1: lowest f, then highest g, then first in first
- * out. Internal to core/. */
+/* search_int.h: scratch memory for the grid searches of the planners (RTAA* in BMAA*): per-cell
+ * node records stamped with a generation counter, so a new search never clears the arrays, and
+ * a binary heap with the tie-breaking of seed 001, footnote 1: lowest f, then highest g, then
+ * first in first out. Also the exact costs that A* (astar.c) shares. Internal to core/.
+ *
+ * Exact costs. Every path cost on an octile grid is a + b sqrt(2) with integers a (cardinal
+ * moves) and b (diagonal moves), and so are the octile distance and every h-value RTAA* learns
+ * (differences and sums of such costs). The searches carry these pairs (mapf__cost2). RTAA*
+ * turns them into doubles with one function, mapf__cost, so two equal costs always give the
+ * same double, bit for bit, and compare equal without an epsilon; A* turns them into exact
+ * integer keys (astar.c). Two different costs differ by |x + y sqrt(2)| >= 1 / (2 sqrt(2) |y|
+ * + 1) for integers x and y != 0: below 2^20 (a million moves) that is more than 1e-7, and
+ * mapf__cost is off by less than 1e-9, so the doubles compare exactly as the costs do. Before,
+ * costs were doubles summed move by move and compared with an epsilon of 1e-9 (README, Choices
+ * the papers leave open); on paths of up to millions of moves the sums are off by far less than
+ * 1e-9 and different costs differ by far more, so both rules order all costs alike and every
+ * search's result is unchanged (README, Performance, has the checks); the pairs make the
+ * comparisons exact, cheaper and free of branches.
+ *
+ * A node record is 16 bytes (the cost pair of g, the stamp, and the insertion number of its
+ * live heap entry with the parent direction), so the records of a 256x257 map take 1 MB. */
 #ifndef MAPF_SEARCH_INT_H
 #define MAPF_SEARCH_INT_H
 
 #include <stdint.h>
 #include <stdlib.h>
 
-/* f-values closer than this are equal (ALGORITHMS.md: distances are doubles, compare with a
- * small epsilon). Path costs are sums of 1 and sqrt(2); 1e-9 is far below any real difference
- * on maps of up to 2^26 cells. */
-#define MAPF__EPS 1e-9
+#include "grid.h"
 
-enum { MAPF__HEAP_CLOSED = -1 };
+/* For the few hot helpers whose inlining matters (GCC and Clang ignore plain `inline` when a
+ * function looks big). */
+#if defined(__GNUC__)
+#define MAPF__INLINE static inline __attribute__((always_inline))
+#else
+#define MAPF__INLINE static inline
+#endif
+
+/* A cost a + b sqrt(2). */
+typedef struct mapf__cost2 {
+  int32_t a, b;
+} mapf__cost2;
+
+/* The double of a + b sqrt(2). Two statements, so that no compiler contracts them into a fused
+ * multiply-add in one place and not in another (C11 6.5p8 allows contraction only within one
+ * expression): equal pairs must give equal doubles everywhere. */
+static inline double mapf__cost(int32_t a, int32_t b) {
+  double diag = (double)b * MAPF_SQRT2;
+  return (double)a + diag;
+}
+
+static inline double mapf__cost_of(mapf__cost2 c) { return mapf__cost(c.a, c.b); }
+
+/* The octile distance between (x, y) and (gx, gy) as a cost pair: max - min cardinal moves and
+ * min diagonal moves. mapf__cost of it is mapf_octile_xy up to rounding. */
+static inline mapf__cost2 mapf__octile2(int32_t x, int32_t y, int32_t gx, int32_t gy) {
+  int32_t dx = x > gx ? x - gx : gx - x;
+  int32_t dy = y > gy ? y - gy : gy - y;
+  int32_t lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+  mapf__cost2 c = {hi - lo, lo};
+  return c;
+}
+
+/* Parent direction of a search's root. */
+#define MAPF__NO_PARENT 8
 
 typedef struct mapf__node {
-  double g;
-  int32_t parent;
-  uint32_t gen;  /* equals the search's generation when the record is valid */
-  int32_t heap;  /* position in the heap, or MAPF__HEAP_CLOSED */
+  mapf__cost2 g;
+  /* The search's stamp s->gen: generated in this search and open; s->gen + 1: closed in this
+   * search; anything else: not seen (the other fields are stale). */
+  uint32_t gen;
+  /* Insertion number of the node's live heap entry << 4 | parent direction (the move from the
+   * parent, mapf_dir, or MAPF__NO_PARENT). A search inserts fewer than 2^28 entries (at most
+   * 8 per expansion, and expansions <= 10^7). */
+  uint32_t link;
 } mapf__node;
 
 typedef struct mapf__entry {
-  double f, g;
+  double f, g;  /* mapf__cost of the pairs */
   uint32_t seq; /* insertion order, for first-in first-out ties */
   int32_t id;
 } mapf__entry;
 
+/* The open list is a binary heap with lazy deletion: lowering a node's key inserts a new entry
+ * and leaves the old one, stale, to be dropped when it reaches the top (its insertion number is
+ * no longer the node's). Moving an entry then writes nothing but the heap. The valid entries
+ * come out in the same order as from a heap that lowers keys in place, since a lowered key
+ * takes a new insertion number either way. */
 typedef struct mapf__search {
   mapf__node *node;
   int32_t ncells;
-  uint32_t gen;
+  uint32_t gen;  /* even; gen + 1 marks closed records */
   mapf__entry *heap;
   int32_t heap_len, heap_cap;
   uint32_t seq;
@@ -44,59 +101,53 @@ typedef struct mapf__search {
 int mapf__search_begin(mapf__search *s, int32_t ncells);
 void mapf__search_free(mapf__search *s);
 
-/* Is record id valid in this search? */
+/* Has id been generated in this search (open or closed)? */
 static inline int mapf__seen(const mapf__search *s, int32_t id) {
-  return s->node[id].gen == s->gen;
+  return (s->node[id].gen | 1u) == (s->gen | 1u);
 }
 
+/* The parent of a generated record, or -1 for the root. offset is the grid's id offset per
+ * direction (mapf_grid.offset). */
+static inline int32_t mapf__parent(const mapf__search *s, const int32_t *offset, int32_t id) {
+  uint32_t d = s->node[id].link & 15u;
+  return d == MAPF__NO_PARENT ? -1 : id - offset[d];
+}
+
+/* Lowest f, then highest g, then first in, as one branch-free expression (the outcome of a
+ * heap comparison is a coin toss for the branch predictor). */
 static inline int mapf__entry_before(const mapf__entry *a, const mapf__entry *b) {
-  if (a->f < b->f - MAPF__EPS) return 1;
-  if (a->f > b->f + MAPF__EPS) return 0;
-  if (a->g > b->g + MAPF__EPS) return 1;
-  if (a->g < b->g - MAPF__EPS) return 0;
-  return a->seq < b->seq;
+  return (a->f < b->f) |
+         ((a->f == b->f) & ((a->g > b->g) | ((a->g == b->g) & (a->seq < b->seq))));
 }
 
-static inline void mapf__heap_set(mapf__search *s, int32_t i, mapf__entry e) {
-  s->heap[i] = e;
-  s->node[e.id].heap = i;
-}
-
-static inline void mapf__heap_up(mapf__search *s, int32_t i) {
-  mapf__entry e = s->heap[i];
+/* Places e at the hole i of heap h or above it. */
+static inline void mapf__heap_up(mapf__entry *h, int32_t i, mapf__entry e) {
   while (i > 0) {
     int32_t p = (i - 1) >> 1;
-    if (!mapf__entry_before(&e, &s->heap[p])) break;
-    mapf__heap_set(s, i, s->heap[p]);
+    if (!mapf__entry_before(&e, &h[p])) break;
+    h[i] = h[p];
     i = p;
   }
-  mapf__heap_set(s, i, e);
+  h[i] = e;
 }
 
-static inline void mapf__heap_down(mapf__search *s, int32_t i) {
-  mapf__entry e = s->heap[i];
-  int32_t n = s->heap_len;
+/* Places e at the hole i of heap h (n entries) or below it. */
+static inline void mapf__heap_down(mapf__entry *h, int32_t n, int32_t i, mapf__entry e) {
   for (;;) {
     int32_t c = 2 * i + 1;
     if (c >= n) break;
-    if (c + 1 < n && mapf__entry_before(&s->heap[c + 1], &s->heap[c])) c++;
-    if (!mapf__entry_before(&s->heap[c], &e)) break;
-    mapf__heap_set(s, i, s->heap[c]);
+    if (c + 1 < n) c += mapf__entry_before(&h[c + 1], &h[c]);
+    if (!mapf__entry_before(&h[c], &e)) break;
+    h[i] = h[c];
     i = c;
   }
-  mapf__heap_set(s, i, e);
+  h[i] = e;
 }
 
-/* Adds id with g and f, or lowers its key if it is already open. Returns -1 when out of
- * memory. */
-static inline int mapf__open_push(mapf__search *s, int32_t id, double g, double f) {
-  mapf__node *nd = &s->node[id];
-  mapf__entry e = {f, g, s->seq++, id};
-  if (nd->gen == s->gen && nd->heap >= 0) {
-    mapf__heap_set(s, nd->heap, e);
-    mapf__heap_up(s, nd->heap);
-    return 0;
-  }
+/* Opens id with cost g, f = mapf__cost of g + h, and parent direction dir: new, or open with a
+ * higher g (the caller has checked; the old entry goes stale). Returns -1 when out of memory. */
+static inline int mapf__open_push(mapf__search *s, int32_t id, mapf__cost2 g, double f,
+                                  int dir) {
   if (s->heap_len == s->heap_cap) {
     int32_t cap = s->heap_cap ? s->heap_cap * 2 : 1024;
     mapf__entry *h = realloc(s->heap, (size_t)cap * sizeof *h);
@@ -104,21 +155,32 @@ static inline int mapf__open_push(mapf__search *s, int32_t id, double g, double 
     s->heap = h;
     s->heap_cap = cap;
   }
-  int32_t i = s->heap_len++;
-  s->heap[i] = e;
-  nd->heap = i;
-  mapf__heap_up(s, i);
+  mapf__node *nd = &s->node[id];
+  mapf__entry e = {f, mapf__cost_of(g), s->seq++, id};
+  nd->g = g;
+  nd->gen = s->gen;
+  nd->link = (e.seq & 0x0fffffffu) << 4 | (uint32_t)dir;
+  mapf__heap_up(s->heap, s->heap_len++, e);
   return 0;
 }
 
-/* Removes and returns the first entry; the node is marked closed. heap_len must be > 0. */
+/* Drops stale entries from the top and tells whether an open node is left: then s->heap[0] is
+ * First(), the best open node. */
+static inline int mapf__open_first(mapf__search *s) {
+  while (s->heap_len > 0) {
+    const mapf__entry *t = &s->heap[0];
+    const mapf__node *nd = &s->node[t->id];
+    if (nd->link >> 4 == (t->seq & 0x0fffffffu) && nd->gen == s->gen) return 1;
+    if (--s->heap_len > 0) mapf__heap_down(s->heap, s->heap_len, 0, s->heap[s->heap_len]);
+  }
+  return 0;
+}
+
+/* Removes First() (after mapf__open_first returned 1) and marks its node closed. */
 static inline mapf__entry mapf__open_pop(mapf__search *s) {
   mapf__entry top = s->heap[0];
-  s->node[top.id].heap = MAPF__HEAP_CLOSED;
-  if (--s->heap_len > 0) {
-    mapf__heap_set(s, 0, s->heap[s->heap_len]);
-    mapf__heap_down(s, 0);
-  }
+  s->node[top.id].gen = s->gen + 1u;
+  if (--s->heap_len > 0) mapf__heap_down(s->heap, s->heap_len, 0, s->heap[s->heap_len]);
   return top;
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "astar.h"
+#include "bench.h"
 #include "mapfarm_version.h"
 #include "expand.h"
 #include "merge.h"
@@ -41,6 +42,9 @@ static const char usage[] =
     "  mapfarm status --db FILE\n"
     "  mapfarm runs --db FILE\n"
     "  mapfarm algorithms\n"
+    "  mapfarm bench astar --map MAP --scen FILE [--maps DIR]\n"
+    "  mapfarm bench sim --map MAP [--agents N[,N...]] [--algo NAME] [--steps S] [--seed S]\n"
+    "                [--maps DIR]\n"
     "  mapfarm --version\n"
     "Maps named by relative paths are looked up beside the plan, then under every --maps DIR\n"
     "and every directory in MAPFARM_MAPS (colon-separated).\n";
@@ -1035,6 +1039,121 @@ static int cmd_runs(int argc, char **argv) {
   return 0;
 }
 
+/* ---- mapfarm bench ------------------------------------------------------------------ */
+
+/* `bench astar`: every query of a scenario file, search time only. `bench sim`: agent-steps per
+ * second of every multi-agent algorithm of the registry (or --algo) on random instances, one
+ * run per agent count, in the order given (peak RSS is the process's, so list counts
+ * ascending). Figures come from farm/bench.c; exit status 1 when a cost is wrong. */
+static int cmd_bench(int argc, char **argv) {
+  const char *what = argc > 2 ? argv[2] : NULL;
+  int astar = what && strcmp(what, "astar") == 0, sim = what && strcmp(what, "sim") == 0;
+  if (!astar && !sim)
+    return bad_usage("bench: expected astar or sim, found \"%s\"", what ? what : "");
+  const char *map_path = NULL, *scen_path = NULL, *algo_name = NULL;
+  const char *agents_arg = "100,500,1000,2000";
+  long long steps = 1000, seed = 1;
+  map_dirs md = {0};
+  for (int i = 3; i < argc; i++) {
+    const char *a = argv[i], *v = need_value(argc, argv, &i);
+    if (!v) return bad_usage("%s needs a value", a);
+    if (strcmp(a, "--map") == 0) map_path = v;
+    else if (strcmp(a, "--maps") == 0) {
+      if (md.n < MAX_MAP_DIRS) md.dir[md.n++] = v;
+    } else if (astar && strcmp(a, "--scen") == 0) scen_path = v;
+    else if (sim && strcmp(a, "--agents") == 0) agents_arg = v;
+    else if (sim && strcmp(a, "--algo") == 0) algo_name = v;
+    else if (sim && strcmp(a, "--steps") == 0) {
+      if (parse_long(v, 1, 0x7fffffffffffffffLL, &steps) < 0)
+        return bad_usage("--steps: expected an integer >= 1, found \"%s\"", v);
+    } else if (sim && strcmp(a, "--seed") == 0) {
+      if (parse_long(v, 0, 0x7fffffffffffffffLL, &seed) < 0)
+        return bad_usage("--seed: expected an integer >= 0, found \"%s\"", v);
+    } else {
+      return bad_usage("unknown option %s for bench", a);
+    }
+  }
+  if (!map_path) return bad_usage("bench %s needs --map MAP", what);
+  if (astar && !scen_path) return bad_usage("%s needs --scen FILE", "bench astar");
+  long long counts[64];
+  int ncounts = 0;
+  if (sim) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", agents_arg);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+      if (ncounts == 64 || parse_long(tok, 1, 100000000, &counts[ncounts]) < 0)
+        return bad_usage("--agents: expected integers >= 1 separated by commas, found \"%s\"",
+                         agents_arg);
+      ncounts++;
+    }
+    if (ncounts == 0)
+      return bad_usage("--agents: expected integers >= 1 separated by commas, found \"%s\"",
+                       agents_arg);
+  }
+  const mapf_algo_def *only = NULL;
+  if (algo_name && !(only = mapf_algo_find(algo_name))) {
+    fprintf(stderr, "mapfarm: error: --algo: unknown algorithm \"%s\"\n", algo_name);
+    return EXIT_BAD_INPUT;
+  }
+  map_dirs_env(&md);
+  char pathbuf[4096];
+  mapf_diag d = {0};
+  mapf_grid *g = NULL;
+  if (mapf_grid_load(find_file(map_path, &md, pathbuf, sizeof pathbuf), &g, &d) != MAPF_OK) {
+    print_diag(&d);
+    free(md.env);
+    return EXIT_BAD_INPUT;
+  }
+  int status = 0;
+  if (astar) {
+    mapf_scen *sc = NULL;
+    if (mapf_scen_load(find_file(scen_path, &md, pathbuf, sizeof pathbuf), g, 0, &sc, &d) !=
+        MAPF_OK) {
+      print_diag(&d);
+      status = EXIT_BAD_INPUT;
+    } else {
+      farm_bench_astar r;
+      int rc = farm_bench_astar_run(g, sc, &r);
+      if (rc != MAPF_OK) {
+        fprintf(stderr, "mapfarm: error: bench astar: %s\n", mapf_strerror(rc));
+        status = EXIT_FAILED_JOBS;
+      } else {
+        printf("queries=%lld expansions=%lld ms=%.1f ns_per_expansion=%.1f mismatches=%lld\n",
+               (long long)r.queries, (long long)r.expansions, r.seconds * 1e3,
+               r.expansions ? r.seconds * 1e9 / (double)r.expansions : 0.0,
+               (long long)r.mismatches);
+        if (r.mismatches > 0) status = EXIT_FAILED_JOBS;
+      }
+    }
+    mapf_scen_free(sc);
+  } else {
+    for (int32_t k = 0; k < mapf_algo_count() && status == 0; k++) {
+      const mapf_algo_def *def = mapf_algo_at(k);
+      if (only && def != only) continue;
+      for (int c = 0; c < ncounts && status == 0; c++) {
+        farm_bench_sim_opts o = {def, (int32_t)counts[c], steps, (uint64_t)seed};
+        farm_bench_sim r;
+        if (farm_bench_sim_run(g, &o, &r, &d) != MAPF_OK) {
+          print_diag(&d);
+          status = EXIT_FAILED_JOBS;
+          break;
+        }
+        double ns = r.agent_steps ? r.seconds * 1e9 / (double)r.agent_steps : 0.0;
+        printf("algo=%s map=%s agents=%d steps=%lld agent_steps=%lld ms=%.1f "
+               "ns_per_agent_step=%.1f agent_steps_per_s=%.0f expansions=%lld completed=%d "
+               "peak_rss_mib=%.1f\n",
+               def->name, g->name, (int)counts[c], (long long)r.steps, (long long)r.agent_steps,
+               r.seconds * 1e3, ns, ns > 0 ? 1e9 / ns : 0.0, (long long)r.expansions,
+               (int)r.completed, (double)r.peak_rss_kib / 1024.0);
+        fflush(stdout);
+      }
+    }
+  }
+  mapf_grid_free(g);
+  free(md.env);
+  return status;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage, stderr);
@@ -1049,6 +1168,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "merge") == 0) return cmd_merge(argc, argv);
   if (strcmp(cmd, "status") == 0) return cmd_status(argc, argv);
   if (strcmp(cmd, "runs") == 0) return cmd_runs(argc, argv);
+  if (strcmp(cmd, "bench") == 0) return cmd_bench(argc, argv);
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("mapfarm %s (%s)\n", MAPFARM_VERSION, MAPFARM_GIT);
     return 0;
@@ -1058,7 +1178,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   static const char *const cmds[] = {"run",   "expand", "solve", "report", "algorithms",
-                                     "merge", "status", "runs",  NULL};
+                                     "merge", "status", "runs",  "bench", NULL};
   const char *s = farm_suggest(cmd, cmds, -1);
   fprintf(stderr, "mapfarm: error: unknown command \"%s\"%s%s%s\n%s", cmd,
           s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "", usage);

@@ -1,0 +1,50 @@
+/* bench.h: the figures of `mapfarm bench` (README, Performance). The library measures and
+ * returns numbers in structs; farm/main.c prints them. Timings are the CPU time of the calling
+ * thread (time spent descheduled on a busy machine is left out); they still depend on the
+ * machine and on what else runs on it: compare figures of one invocation with each other. */
+#ifndef FARM_BENCH_H
+#define FARM_BENCH_H
+
+#include <stdint.h>
+
+#include "algo.h"
+#include "grid.h"
+#include "scen.h"
+
+/* Every query of a MovingAI scenario file solved with A*. */
+typedef struct farm_bench_astar {
+  int64_t queries;    /* lines of the scenario run */
+  int64_t expansions; /* summed over the queries */
+  int64_t mismatches; /* costs that differ from optimal_length by more than one unit of its
+                         last printed digit (the rule of tests/test_astar.c), or not found */
+  double seconds;     /* CPU time inside mapf_astar_run only, summed over the queries */
+} farm_bench_astar;
+
+/* Runs every entry of s on g with one reused A* scratch. Returns MAPF_OK, MAPF_ENOMEM, or
+ * MAPF_EINVAL when an entry does not fit g (load s against g to rule that out). */
+int farm_bench_astar_run(const mapf_grid *g, const mapf_scen *s, farm_bench_astar *out);
+
+/* One simulation of a random instance (the scenario generator `random`). */
+typedef struct farm_bench_sim_opts {
+  const mapf_algo_def *algo; /* run with the registry's default parameters */
+  int32_t agents;
+  int64_t steps;             /* step limit (>= 1) */
+  uint64_t seed;             /* the instance seed, as `mapfarm solve --seed` */
+} farm_bench_sim_opts;
+
+typedef struct farm_bench_sim {
+  int64_t steps;       /* steps simulated (fewer than the limit when every agent arrived) */
+  int64_t agent_steps; /* agents x steps */
+  int64_t expansions;
+  int32_t completed;   /* agents on their goals at the end */
+  double seconds;      /* CPU time of mapf_run: set-up, planning and execution */
+  double planning_seconds; /* wall time of the search phases (mapf_result) */
+  long peak_rss_kib;   /* the process's peak resident set so far (getrusage ru_maxrss) */
+} farm_bench_sim;
+
+/* Generates the instance (outside the timing) and runs it once. Returns MAPF_OK or the error
+ * of the generator or of mapf_run, with the reason in d. */
+int farm_bench_sim_run(const mapf_grid *g, const farm_bench_sim_opts *o, farm_bench_sim *out,
+                       mapf_diag *d);
+
+#endif
