@@ -21,16 +21,10 @@ static const mapf_param_def bmaa_params[] = {
      "agents within this Euclidean distance are obstacles to the search"},
     {"push", MAPF_PARAM_BOOL, 0, 1, 0,
      "an agent may push another off its goal to a free neighbour"},
-    {"flow", MAPF_PARAM_BOOL, 0, 1, 0, "search on FAR's flow-annotated graph"},
+    {"flow", MAPF_PARAM_BOOL, 0, 1, 0,
+     "search FAR's flow-annotated graph (annotations computed lazily and cached)"},
 };
 
-static int bmaa_check(const mapf_params *p, mapf_diag *d) {
-  if (p->v[4] != 0)
-    return mapf_diag_set(d, MAPF_EUNSUPPORTED, NULL, 0, 0,
-                         "bmaa: flow: true needs flow annotation, which this version does not "
-                         "implement yet; use flow: false");
-  return MAPF_OK;
-}
 
 /* WHCA* (Silver 2005; thesis 5.2.1; ALGORITHMS.md, WHCA*). Window 8 as in the thesis's portfolio
  * (5.4.2); replanning half-way through the window and rotating priorities as Silver suggests.
@@ -81,7 +75,7 @@ static const mapf_param_def astar_replan_params[] = {
 static const mapf_algo_def algo_table[] = {
     {"bmaa", "BMAA*",
      "Bounded Multi-Agent A*: every agent runs its own RTAA* (seed 001, Algs. 2-5)",
-     bmaa_params, (int32_t)(sizeof bmaa_params / sizeof bmaa_params[0]), bmaa_check,
+     bmaa_params, (int32_t)(sizeof bmaa_params / sizeof bmaa_params[0]), NULL,
      &mapf__bmaa_vt},
     {"whca", "WHCA*",
      "Windowed Hierarchical Cooperative A*: windowed space-time A* with a shared reservation "

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow.h"
 #include "sim_int.h"
 
 /* Learned h-values of one agent: open addressing, int32 cell -> cost pair (search_int.h: every
@@ -85,6 +86,9 @@ typedef struct bmaa {
   int32_t n;
   bmaa_agent *a;
   int32_t *searching; /* the agents that search in this step, in index order (n entries) */
+  /* flow: true: FAR's flow annotation, "generated the first time the node is processed and
+   * then cached" (seed 001 Sec. IV-C), per run; NULL: the plain grid. */
+  mapf_flow_lazy *flow;
 } bmaa;
 
 static int bmaa_init(mapf__sim *sim, void **state, mapf_diag *d) {
@@ -105,6 +109,12 @@ static int bmaa_init(mapf__sim *sim, void **state, mapf_diag *d) {
   b->moves = (int64_t)v[1];
   b->vision2 = v[2] * v[2] + 1e-9;
   sim->push = v[3] != 0;
+  if (v[4] != 0 && !(b->flow = mapf_flow_lazy_new(sim->grid))) {
+    free(b->a);
+    free(b->searching);
+    free(b);
+    return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
+  }
   *state = b;
   return MAPF_OK;
 }
@@ -118,6 +128,7 @@ static void bmaa_free(void *state) {
   }
   free(b->a);
   free(b->searching);
+  mapf_flow_lazy_free(b->flow);
   free(b);
 }
 
@@ -155,11 +166,13 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
     if (mapf__closed_add(s, u) < 0) return -1;
     int32_t ux = u % g->width, uy = u / g->width;
     mapf__cost2 gu = nd[u].g;
+    /* Alg. 5 line 14: GetNeighbors(flow). */
+    unsigned moves = b->flow ? mapf_flow_lazy_moves(b->flow, u) : g->moves[u];
     /* Start loading the neighbours' learned h-values before the tests that need them. */
     if (ag->h.cap > 0)
-      for (unsigned m = g->moves[u]; m; m &= m - 1)
+      for (unsigned m = moves; m; m &= m - 1)
         __builtin_prefetch(&ag->h.slot[hmap_slot(u + g->offset[__builtin_ctz(m)], ag->h.cap)]);
-    for (unsigned m = g->moves[u]; m; m &= m - 1) {
+    for (unsigned m = moves; m; m &= m - 1) {
       int d = __builtin_ctz(m);
       int32_t v = u + g->offset[d];
       int32_t vx = ux + mapf_dir_dx[d], vy = uy + mapf_dir_dy[d];
@@ -223,20 +236,6 @@ static void bmaa_prefetch(const mapf__sim *sim, const bmaa *b, int32_t j) {
     for (int32_t dy = -2; dy <= 2; dy++)
       for (int32_t dx = -4; dx <= 4; dx += 4)
         __builtin_prefetch(&h->slot[hmap_slot(p + dy * w + dx, h->cap)]);
-#ifdef NPREFETCH
-  const mapf__node *nd = sim->search->node;
-  int32_t lo = p - 2 * w - 4, hi = p + 2 * w + 4;
-  if (lo < 0) lo = 0;
-  if (hi >= sim->grid->ncells) hi = sim->grid->ncells - 1;
-  for (int32_t dy = -2; dy <= 2; dy++) {
-    int32_t c = p + dy * w;
-    if (c - 4 < lo || c + 4 > hi) continue;
-    __builtin_prefetch(&nd[c - 4]);
-    __builtin_prefetch(&nd[c]);
-    __builtin_prefetch(&nd[c + 4]);
-    __builtin_prefetch(&sim->occ[c]);
-  }
-#endif
 }
 
 /* Alg. 3 for every agent, then its next cell. First every agent follows its prefix and those

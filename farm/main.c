@@ -206,6 +206,12 @@ static int load_plan(const char *path, map_dirs *md, farm_plan **plan, farm_spac
 
 /* ---- mapfarm expand ------------------------------------------------------------------ */
 
+/* A map as results name it: as the plan writes it, or its generated name (as farm/pool.c). */
+static const char *map_name(const farm_space *sp, int32_t m) {
+  const char *src = sp->plan->maps[m].source;
+  return src ? src : sp->grids[m]->name;
+}
+
 static int cmd_expand(int argc, char **argv) {
   const char *plan_path = NULL;
   int list = 0;
@@ -236,7 +242,7 @@ static int cmd_expand(int argc, char **argv) {
   printf("%lld jobs\n", (long long)sp.njobs);
   /* Counts by map, generator and algorithm: the space is a product, so they are exact. */
   for (int32_t m = 0; m < plan->nmaps; m++)
-    printf("map %s: %lld\n", sp.grids[m]->name, (long long)sp.per_map);
+    printf("map %s: %lld\n", map_name(&sp, m), (long long)sp.per_map);
   for (int32_t s = 0; s < plan->nscens; s++)
     printf("generator %s (scenario %d): %lld\n", plan->scens[s].generator, (int)s + 1,
            (long long)(sp.scen_jobs[s] * plan->nmaps));
@@ -253,7 +259,7 @@ static int cmd_expand(int argc, char **argv) {
       farm_space_job(&sp, i, &j);
       farm_job_params_json(&sp, &j, params, sizeof params);
       farm_job_label(&sp, &j, label, sizeof label);
-      printf("%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", j.key_hex, sp.grids[j.map]->name,
+      printf("%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", j.key_hex, map_name(&sp, j.map),
              plan->scens[j.scen].generator, (int)j.agents, (int)j.instance,
              plan->algos[j.algo].def->name, label, params);
     }

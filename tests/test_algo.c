@@ -78,13 +78,14 @@ Test(algo, rejects_bad_values_saying_what_was_expected) {
   cr_assert_eq(mapf_param_check(def, mapf_param_index(def, "vision"), -1, &d), MAPF_EINVAL);
 }
 
-Test(algo, flow_is_refused_until_flow_annotation_exists) {
+Test(algo, bmaa_accepts_flow_and_checks_it_as_a_boolean) {
   const mapf_algo_def *def = bmaa();
   mapf_params p;
   mapf_params_default(def, &p);
   mapf_diag d = {0};
-  cr_assert_eq(mapf_params_check(def, &p, &d), MAPF_OK);
   p.v[mapf_param_index(def, "flow")] = 1;
-  cr_assert_eq(mapf_params_check(def, &p, &d), MAPF_EUNSUPPORTED);
-  cr_assert(strstr(d.msg, "flow") != NULL, "%s", d.msg);
+  cr_assert_eq(mapf_params_check(def, &p, &d), MAPF_OK, "%s", d.msg);
+  p.v[mapf_param_index(def, "flow")] = 2;
+  cr_assert_eq(mapf_params_check(def, &p, &d), MAPF_EINVAL);
+  cr_assert_str_eq(d.msg, "flow: expected a boolean, found 2");
 }

@@ -433,3 +433,20 @@ Test(cli, failed_jobs_are_recorded_and_retry_failed_runs_them_again) {
   cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE message = 'simulated'"), 0);
   cr_assert_eq(query_int(db, "SELECT count(*) FROM agent_results"), 5 * 5);
 }
+
+/* Every plan shipped in configs/ is valid and expands (those on MovingAI maps find them through
+ * MAPFARM_MAPS). */
+Test(cli, every_shipped_plan_expands) {
+  REQUIRE_MAPS(maps);
+  const char *plans[] = {"quick.yaml", "bench-tiny.yaml", "bmaa-paper.yaml"};
+  const long long jobs[] = {240, 100000, 14400};
+  for (int i = 0; i < 3; i++) {
+    char *out, *err;
+    int rc = mapfarm(&out, &err, "expand '%s/configs/%s' --maps '%s'", MAPFARM_SOURCE_DIR,
+                     plans[i], maps);
+    cr_assert_eq(rc, 0, "%s: %s", plans[i], err);
+    cr_assert_eq(strtoll(out, NULL, 10), jobs[i], "%s: %.40s", plans[i], out);
+    free(out);
+    free(err);
+  }
+}

@@ -247,13 +247,13 @@ static struct bad_plan bad_plans[] = {
     {"unknown_param.yaml",
      MAPF_EINVAL,
      {"8:7: error: unknown key \"visoin\" in params of bmaa; did you mean \"vision\"?"}},
-    {"flow_true.yaml",
+    {"algorithm_rule.yaml",
      MAPF_EINVAL,
-     {"7:5: error: bmaa: flow: true needs flow annotation, which this version does not "
-      "implement yet; use flow: false",
-      "9:5: error: bmaa: flow: true needs flow annotation, which this version does not "
-      "implement yet; use flow: false (2 of 4 combinations, first {\"expansions\":32,"
-      "\"flow\":true,\"moves\":32,\"push\":false,\"vision\":1.4142135623730951})"}},
+     {"7:5: error: whca: replan (8) must be at most window (4): an agent has no plan beyond its "
+      "window",
+      "9:5: error: whca: replan (4) must be at most window (2): an agent has no plan beyond its "
+      "window (1 of 2 combinations, first {\"memory\":1024,\"replan\":4,\"rotate\":true,"
+      "\"wait\":1,\"window\":2})"}},
     {"missing_map.yaml",
      MAPF_EINVAL,
      {"4:5: error: map file not found: \"no/such/file.map\" (looked in: @DIR@, @DIR@/maps)"}},
@@ -750,16 +750,16 @@ Test(plan, defaults_replace_the_registry_and_params_override_them) {
 
 Test(plan, defaults_are_checked_by_the_algorithm_rules) {
   int rc;
-  char *all = parse_text(HEAD "defaults: {bmaa: {flow: true}}\n"
+  char *all = parse_text(HEAD "defaults: {whca: {replan: 8}}\n"
                               "algorithms:\n"
-                              "  - {name: bmaa, params: {push: [false, true]}}\n"
-                              "  - {name: bmaa, params: {flow: false}}\n",
+                              "  - {name: whca, params: {window: [4, 16]}}\n"
+                              "  - {name: whca, params: {replan: 2}}\n",
                          &rc);
   cr_assert_eq(rc, MAPF_EINVAL);
-  cr_assert_str_eq(all, "mem/plan.yaml:6:18: error: bmaa: flow: true needs flow annotation, "
-                        "which this version does not implement yet; use flow: false (2 of 2 "
-                        "combinations, first {\"expansions\":32,\"flow\":true,\"moves\":32,"
-                        "\"push\":false,\"vision\":1.4142135623730951})\n");
+  cr_assert_str_eq(all, "mem/plan.yaml:6:18: error: whca: replan (8) must be at most window (4): "
+                        "an agent has no plan beyond its window (1 of 2 combinations, first "
+                        "{\"memory\":1024,\"replan\":8,\"rotate\":true,\"wait\":1,"
+                        "\"window\":4})\n");
   free(all);
 }
 
