@@ -233,6 +233,15 @@ static int bq_settle(mapf_astar *a) {
   }
 }
 
+/* bq_settle's common case, inlined: the current bucket's last entry is live. */
+MAPF__INLINE int bq_first(mapf_astar *a) {
+  if (a->cur >= 0) {
+    const bq_bucket *b = &a->b[a->cur];
+    if (b->len > 0 && bq_live(a->node, &b->e[b->len - 1])) return 1;
+  }
+  return bq_settle(a);
+}
+
 /* Removes the first entry and returns its id (cell and parent direction; call bq_settle
  * before). */
 MAPF__INLINE int32_t bq_pop(mapf_astar *a) {
@@ -296,6 +305,10 @@ int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goa
   int32_t off[8];
   memcpy(off, g->offset, sizeof off);
   const int32_t width = g->width;
+  /* A cell's row by a multiplication instead of a division: with m = ceil(2^40 / width) and
+   * e = m width - 2^40 < width, u m / 2^40 = u / width + u e / (width 2^40), and u e < 2^40
+   * for u < 2^26 cells and width <= 2^14, so the floor is floor(u / width); u m < 2^55. */
+  const uint64_t row_magic = ((1ull << 40) + (uint64_t)width - 1) / (uint64_t)width;
   const uint32_t open_gen = a->gen, closed_gen = a->gen + 1u;
   uint32_t seq = 0;
   int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
@@ -309,7 +322,7 @@ int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goa
   int rc = bq_add(a, (int32_t)(kf0 >> BQ_SHIFT) & (BQ_N - 1), e0);
   int found = 0;
 
-  while (rc == 0 && bq_settle(a)) {
+  while (rc == 0 && bq_first(a)) {
     const bq_bucket *cb = &a->b[a->cur];
     int32_t top = cb->e[cb->len - 1].id;
     if ((top & BQ_ID_MASK) == goal) { /* Alg. 1 line 7: First() is the goal. */
@@ -321,7 +334,7 @@ int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goa
     int32_t u = top & BQ_ID_MASK;
     dir[u] = (uint8_t)(top >> BQ_DIR_SHIFT);
     nd[u].gen = closed_gen;
-    int32_t ux = u % width, uy = u / width;
+    int32_t uy = (int32_t)(((uint64_t)u * row_magic) >> 40), ux = u - uy * width;
     mapf__cost2 gu = nd[u].g;
     /* The keys of the two costs a child can have: one more cardinal or diagonal move. */
     const uint64_t gkey[2] = {bq_key(gu.a + 1, gu.b), bq_key(gu.a, gu.b + 1)};
