@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* f-values closer than this are equal (the epsilon of search_int.h, repeated here so this file
- * does not depend on the grid searches' scratch layout). */
+/* f-values closer than this are equal. RRA* sums doubles; costs are a + b sqrt(2) with integer
+ * a, b, so real differences are far larger on maps of up to 2^26 cells. */
 #define RRA_EPS 1e-9
 
 void mapf__rra_start(mapf__rra *r, const mapf_grid *g, int32_t goal, int32_t target) {
