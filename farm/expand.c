@@ -34,13 +34,77 @@
 #include "scen.h"
 #include "sim.h"
 
+static void free_strings(char **v, int64_t n) {
+  if (!v) return;
+  for (int64_t i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
 void farm_space_free(farm_space *sp) {
   if (!sp) return;
   if (sp->grids && sp->plan)
     for (int32_t i = 0; i < sp->plan->nmaps; i++) mapf_grid_free(sp->grids[i]);
   free(sp->grids);
   free(sp->scen_jobs);
+  free_strings(sp->combo_json, sp->algo_combos);
+  free_strings(sp->combo_label, sp->algo_combos);
+  free_strings(sp->combo_tail, sp->algo_combos);
   memset(sp, 0, sizeof *sp);
+}
+
+/* Shortest %g text that reads back to the same double (0 -> "0", 1.5 -> "1.5"). */
+static void fmt_real(double v, char *buf, size_t n) {
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, n, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) return;
+  }
+}
+
+/* The key text's lines from `algorithm=` on (see the top of this file), given the entry's
+ * parameter JSON. Returns the length, truncated to n - 1. */
+static int key_tail(const farm_plan *plan, const farm_algo_spec *as, const char *json, char *buf,
+                    size_t n) {
+  char secs[40];
+  fmt_real(plan->limits.seconds, secs, sizeof secs);
+  int len = snprintf(buf, n,
+                     "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,expansions:%lld\n"
+                     "execution=%s\n",
+                     as->def->name, json, (long long)plan->limits.steps, secs,
+                     (long long)plan->limits.expansions, mapf_execution_name(plan->execution));
+  return len < (int)n ? len : (int)n - 1;
+}
+
+/* Fills the per-combination texts (farm_space.combo_*); on any failure leaves them NULL, and
+ * every job formats its own. */
+static void cache_combos(farm_space *sp) {
+  const farm_plan *plan = sp->plan;
+  int64_t n = sp->algo_combos;
+  if (n <= 0 || n > FARM_COMBO_CACHE) return;
+  sp->combo_json = calloc((size_t)n, sizeof *sp->combo_json);
+  sp->combo_label = calloc((size_t)n, sizeof *sp->combo_label);
+  sp->combo_tail = calloc((size_t)n, sizeof *sp->combo_tail);
+  int ok = sp->combo_json && sp->combo_label && sp->combo_tail;
+  int64_t k = 0;
+  for (int32_t a = 0; ok && a < plan->nalgos; a++) {
+    const farm_algo_spec *as = &plan->algos[a];
+    for (int64_t r = 0; ok && r < as->ncombos; r++, k++) {
+      mapf_params params;
+      char json[1024], label[256], tail[1536];
+      farm_algo_combo(as, r, &params);
+      mapf_params_json(as->def, &params, json, sizeof json);
+      farm_algo_label(as, &params, label, sizeof label);
+      key_tail(plan, as, json, tail, sizeof tail);
+      sp->combo_json[k] = strdup(json);
+      sp->combo_label[k] = strdup(label);
+      sp->combo_tail[k] = strdup(tail);
+      ok = sp->combo_json[k] && sp->combo_label[k] && sp->combo_tail[k];
+    }
+  }
+  if (ok) return;
+  free_strings(sp->combo_json, n);
+  free_strings(sp->combo_label, n);
+  free_strings(sp->combo_tail, n);
+  sp->combo_json = sp->combo_label = sp->combo_tail = NULL;
 }
 
 /* Appends a map loader's diagnostic to errs at the map's place in the plan, quoting the
@@ -131,15 +195,8 @@ int farm_space_init(farm_space *sp, const farm_plan *plan, farm_diags *errs) {
     sp->per_map += sp->scen_jobs[s];
   }
   sp->njobs = (int64_t)plan->nmaps * sp->per_map;
+  cache_combos(sp);
   return MAPF_OK;
-}
-
-/* Shortest %g text that reads back to the same double (0 -> "0", 1.5 -> "1.5"). */
-static void fmt_real(double v, char *buf, size_t n) {
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, n, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v) return;
-  }
 }
 
 /* Decodes index by mixed radix (see the top of this file), resolves the parameters and hashes
@@ -162,6 +219,7 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
   r %= per_agents;
   job->instance = (int32_t)(r / sp->algo_combos);
   r %= sp->algo_combos;
+  job->combo_all = r;
   int32_t a = 0;
   while (a + 1 < plan->nalgos && r >= plan->algos[a].ncombos) r -= plan->algos[a++].ncombos;
   const farm_algo_spec *as = &plan->algos[a];
@@ -171,23 +229,25 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
    * sampled configurations; excluded combinations skipped through the entry's keep list). */
   farm_algo_combo(as, r, &job->params);
 
-  char json[1024], secs[40], text[1536];
-  mapf_params_json(as->def, &job->params, json, sizeof json);
-  fmt_real(plan->limits.seconds, secs, sizeof secs);
-  int head = snprintf(text, sizeof text,
+  /* Both parts fit: the generator is "random", a parameter list is at most MAPF_MAX_PARAMS
+   * short names with their values. */
+  char text[1536 + 256];
+  int head = snprintf(text, 256,
                       "mapfarm-job/1\nmap=%016llx\ngenerator=%s\nagents=%d\ninstance=%d\n"
                       "seed=%llu\n",
                       (unsigned long long)sp->grids[job->map]->hash, ss->generator,
                       (int)job->agents, (int)job->instance, (unsigned long long)plan->seed);
-  int len =
-      head + snprintf(text + head, sizeof text - (size_t)head,
-                      "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,"
-                      "expansions:%lld\nexecution=%s\n",
-                      as->def->name, json, (long long)plan->limits.steps, secs,
-                      (long long)plan->limits.expansions, mapf_execution_name(plan->execution));
-  /* Both fit: the generator is "random", a parameter list is at most MAPF_MAX_PARAMS short
-   * names with their values. */
-  if ((size_t)len >= sizeof text) len = (int)sizeof text - 1;
+  if (head > 255) head = 255;
+  int len = head;
+  if (sp->combo_tail) {
+    size_t t = strlen(sp->combo_tail[job->combo_all]);
+    memcpy(text + head, sp->combo_tail[job->combo_all], t);
+    len += (int)t;
+  } else {
+    char json[1024];
+    mapf_params_json(as->def, &job->params, json, sizeof json);
+    len += key_tail(plan, as, json, text + head, sizeof text - (size_t)head);
+  }
   job->key = mapf_hash128_of(text, (size_t)len);
   mapf_hash128_hex(job->key, job->key_hex);
   job->instance_seed = mapf_hash64(text, (size_t)head, 0);
@@ -195,10 +255,12 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
 }
 
 int farm_job_params_json(const farm_space *sp, const farm_job *job, char *buf, size_t n) {
+  if (sp->combo_json) return snprintf(buf, n, "%s", sp->combo_json[job->combo_all]);
   return mapf_params_json(sp->plan->algos[job->algo].def, &job->params, buf, n);
 }
 
 int farm_job_label(const farm_space *sp, const farm_job *job, char *buf, size_t n) {
+  if (sp->combo_label) return snprintf(buf, n, "%s", sp->combo_label[job->combo_all]);
   return farm_algo_label(&sp->plan->algos[job->algo], &job->params, buf, n);
 }
 

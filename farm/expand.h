@@ -25,7 +25,14 @@ typedef struct farm_space {
   int64_t per_map;         /* jobs per map */
   int64_t algo_combos;     /* sum over algorithms of ncombos */
   int64_t njobs;
+  /* Texts that depend only on the algorithm entry and its combination, made once when there
+   * are at most FARM_COMBO_CACHE combinations (NULL otherwise): per combination, the canonical
+   * parameter JSON, the label and the key text's tail (algorithm .. execution lines). A job
+   * then formats only its instance lines, which matters for plans of many tiny jobs. */
+  char **combo_json, **combo_label, **combo_tail;
 } farm_space;
+
+#define FARM_COMBO_CACHE 65536
 
 /* Loads or generates every map of plan and counts the jobs. Map errors (MovingAI syntax,
  * generator parameters) are appended to errs at the map's line in the plan. Returns MAPF_OK, or
@@ -39,6 +46,7 @@ typedef struct farm_job {
   int64_t index;
   int32_t map, scen, agents, instance, algo;
   int64_t combo;           /* the entry's combination, 0 .. ncombos - 1 (excluded ones skipped) */
+  int64_t combo_all;       /* the combination over all entries, 0 .. algo_combos - 1 */
   mapf_params params;      /* every parameter resolved */
   mapf_hash128 key;
   char key_hex[33];

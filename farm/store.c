@@ -326,7 +326,10 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
     return -1;
   }
   st->readonly = mode == FARM_STORE_READONLY;
-  int flags = st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  /* NOMUTEX: the pool lets one thread at a time use the connection (its writer lock), so
+   * SQLite's own per-call mutex is pure overhead. */
+  int flags = (st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+              SQLITE_OPEN_NOMUTEX;
   int rc = sqlite3_open_v2(path, &st->db, flags, NULL);
   if (rc != SQLITE_OK) {
     int sys = st->db ? sqlite3_system_errno(st->db) : 0;
