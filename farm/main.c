@@ -38,6 +38,7 @@ static const char usage[] =
     "                [--seconds S] [--expansions N] [--execution chains|single-pass]\n"
     "                [--trace FILE] [--export-scen FILE] [--maps DIR]\n"
     "  mapfarm report --db FILE NAME [--format text|md|csv] [--max-agents N]\n"
+    "                [--rows DIM] [--cols DIM] [--where SQL]\n"
     "  mapfarm merge OUT.db IN.db...\n"
     "  mapfarm status --db FILE\n"
     "  mapfarm runs --db FILE\n"
@@ -388,7 +389,7 @@ static int cmd_run(int argc, char **argv) {
 
 static int cmd_report(int argc, char **argv) {
   const char *db = NULL, *name = NULL;
-  farm_report_opts ro = {FARM_FORMAT_TEXT, 0};
+  farm_report_opts ro = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v;
     if (strcmp(a, "--db") == 0) {
@@ -405,6 +406,14 @@ static int cmd_report(int argc, char **argv) {
       if (!v || parse_long(v, 1, 100000000, &n) < 0)
         return bad_usage("--max-agents: expected an integer >= 1, found \"%s\"", v ? v : "");
       ro.max_agents = (int32_t)n;
+    } else if (strcmp(a, "--rows") == 0 || strcmp(a, "--cols") == 0) {
+      char derr[512];
+      if (!(v = need_value(argc, argv, &i))) return bad_usage("%s needs a dimension", a);
+      if (farm_report_check_dim(v, derr, sizeof derr) < 0) return bad_usage("%s", derr);
+      if (a[2] == 'r') ro.rows = v;
+      else ro.cols = v;
+    } else if (strcmp(a, "--where") == 0) {
+      if (!(ro.where = need_value(argc, argv, &i))) return bad_usage("%s needs an SQL condition", a);
     } else if (a[0] == '-') {
       return bad_usage("unknown option %s for report", a);
     } else if (!name) {

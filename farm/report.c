@@ -43,11 +43,14 @@ typedef struct report_acc {
   double sum;
 } report_acc;
 
-/* A name (map or label) with the smallest plan_index it appears at (plan order). */
+/* A row or column name (a map, a label, an agent count...) with the smallest plan_index it
+ * appears at (plan order) and, when the database holds it as a number, its value. */
 typedef struct report_name {
   char *name;
   int64_t first;
   int32_t found; /* position in the list before sorting */
+  int numeric;
+  double value;
 } report_name;
 
 typedef struct report_table {
@@ -68,7 +71,7 @@ static void report_table_free(report_table *t) {
 /* Returns the index of name in the list, adding it when new (and lowering its first plan_index);
  * -1 when out of memory. Linear: tables have tens of maps and labels. */
 static int32_t name_index(report_name **list, int32_t *n, int32_t *cap, const char *name,
-                          int64_t first) {
+                          int64_t first, int numeric, double value) {
   for (int32_t i = 0; i < *n; i++) {
     if (strcmp((*list)[i].name, name) == 0) {
       if (first < (*list)[i].first) (*list)[i].first = first;
@@ -87,13 +90,73 @@ static int32_t name_index(report_name **list, int32_t *n, int32_t *cap, const ch
   (*list)[*n].name = copy;
   (*list)[*n].first = first;
   (*list)[*n].found = *n;
+  (*list)[*n].numeric = numeric;
+  (*list)[*n].value = value;
   return (*n)++;
 }
 
 static int by_first(const void *a, const void *b) {
   const report_name *x = a, *y = b;
+  /* Numbers (agent counts, parameter values) in ascending order, whatever the plan's order. */
+  if (x->numeric && y->numeric && x->value != y->value) return (x->value > y->value) ? 1 : -1;
   if (x->first != y->first) return (x->first > y->first) - (x->first < y->first);
   return (x->found > y->found) - (x->found < y->found);
+}
+
+/* ---- rows and columns ---------------------------------------------------------------- */
+
+/* The dimensions a table can have as rows or columns: the option's word, the SQL expression
+ * on results and the header of the first column. */
+typedef struct report_dim {
+  const char *name, *expr, *header;
+} report_dim;
+
+static const report_dim report_dims[] = {
+    {"map", "map", "Map"},
+    {"label", "label", "Label"},
+    {"algorithm", "algorithm", "Algorithm"},
+    {"generator", "generator", "Generator"},
+    {"agents", "agents", "Agents"},
+};
+#define DIM_COUNT ((int32_t)(sizeof report_dims / sizeof report_dims[0]))
+
+/* A parameter name as the registry spells them (core/algo.c): lowercase letters, digits and
+ * '_'. Checking it keeps the JSON path below free of quotes. */
+static int param_name_ok(const char *p) {
+  if (!*p || strlen(p) > 40) return 0;
+  for (; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')) return 0;
+  return 1;
+}
+
+int farm_report_check_dim(const char *dim, char *err, size_t errlen) {
+  for (int32_t i = 0; i < DIM_COUNT; i++)
+    if (strcmp(dim, report_dims[i].name) == 0) return 0;
+  if (strncmp(dim, "param:", 6) == 0 && param_name_ok(dim + 6)) return 0;
+  static const char *const names[] = {"map", "label", "algorithm", "generator", "agents", NULL};
+  const char *near = farm_suggest(dim, names, -1);
+  snprintf(err, errlen,
+           "unknown table dimension \"%s\"%s%s%s; expected map, label, algorithm, generator, "
+           "agents or param:NAME (NAME a parameter, e.g. param:vision)",
+           dim, near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+  return -1;
+}
+
+/* The SQL expression and header of dimension dim (checked). */
+static void dim_sql(const char *dim, char *expr, size_t n, const char **header) {
+  for (int32_t i = 0; i < DIM_COUNT; i++) {
+    if (strcmp(dim, report_dims[i].name) == 0) {
+      snprintf(expr, n, "%s", report_dims[i].expr);
+      *header = report_dims[i].header;
+      return;
+    }
+  }
+  /* JSON booleans come out of json_extract as 1 and 0; keep their names. */
+  snprintf(expr, n,
+           "CASE json_type(params, '$.%s') WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' "
+           "ELSE json_extract(params, '$.%s') END",
+           dim + 6, dim + 6);
+  *header = dim + 6;
 }
 
 /* One grouped row of the query, kept until the maps and labels are ordered. */
@@ -105,25 +168,45 @@ typedef struct report_cell {
 /* Reads the cells of report def into t: maps and labels ordered by first appearance, the
  * Overall row, column and corner summed from the cells. Returns 0, 1 when no job passes the
  * filter, or -1 with err. */
-static int report_load(sqlite3 *db, const report_def *def, int32_t max_agents, report_table *t,
-                       char *err, size_t errlen) {
-  char sql[768];
-  snprintf(sql, sizeof sql,
-           "SELECT map, label, min(plan_index), sum(status <> 'error'), sum(status = 'error'), "
-           "sum(v), count(v) FROM (SELECT plan_index, map, label, status, CASE WHEN status <> "
-           "'error' THEN %s END AS v FROM results WHERE ?1 <= 0 OR agents <= ?1) "
-           "GROUP BY map, label",
-           def->column);
-  sqlite3_stmt *s = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-    snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+static int report_load(sqlite3 *db, const report_def *def, const farm_report_opts *o,
+                       report_table *t, char *err, size_t errlen) {
+  char rows[256], cols[256];
+  const char *rh, *ch;
+  dim_sql(o->rows ? o->rows : "map", rows, sizeof rows, &rh);
+  dim_sql(o->cols ? o->cols : "label", cols, sizeof cols, &ch);
+  const char *where = o->where && *o->where ? o->where : "1";
+  size_t len = strlen(where) + 1024;
+  char *sql = malloc(len);
+  if (!sql) {
+    snprintf(err, errlen, "out of memory");
     return -1;
   }
-  sqlite3_bind_int(s, 1, max_agents);
+  snprintf(sql, len,
+           "SELECT r, c, min(plan_index), sum(status <> 'error'), sum(status = 'error'), "
+           "sum(v), count(v) FROM (SELECT plan_index, %s AS r, %s AS c, status, CASE WHEN "
+           "status <> 'error' THEN %s END AS v FROM results WHERE (?1 <= 0 OR agents <= ?1) "
+           "AND (%s\n)) GROUP BY r, c",
+           rows, cols, def->column, where);
+  sqlite3_stmt *s = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+    if (o->where && *o->where)
+      snprintf(err, errlen, "--where \"%s\": %s", o->where, sqlite3_errmsg(db));
+    else
+      snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+    free(sql);
+    return -1;
+  }
+  free(sql);
+  sqlite3_bind_int(s, 1, o->max_agents);
   report_cell *cells = NULL;
   int32_t ncells = 0, cap = 0;
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    int rnum = sqlite3_column_type(s, 0) == SQLITE_INTEGER ||
+               sqlite3_column_type(s, 0) == SQLITE_FLOAT;
+    int cnum = sqlite3_column_type(s, 1) == SQLITE_INTEGER ||
+               sqlite3_column_type(s, 1) == SQLITE_FLOAT;
+    double rval = sqlite3_column_double(s, 0), cval = sqlite3_column_double(s, 1);
     const char *map = (const char *)sqlite3_column_text(s, 0);
     const char *label = (const char *)sqlite3_column_text(s, 1);
     int64_t first = sqlite3_column_int64(s, 2);
@@ -135,8 +218,10 @@ static int report_load(sqlite3 *db, const report_def *def, int32_t max_agents, r
       cap = ncap;
     }
     report_cell *c = &cells[ncells++];
-    c->map = name_index(&t->maps, &t->nmaps, &t->capmaps, map ? map : "", first);
-    c->label = name_index(&t->labels, &t->nlabels, &t->caplabels, label ? label : "", first);
+    /* A job without the parameter (another algorithm) has NULL there: "-". */
+    c->map = name_index(&t->maps, &t->nmaps, &t->capmaps, map ? map : "-", first, rnum, rval);
+    c->label =
+        name_index(&t->labels, &t->nlabels, &t->caplabels, label ? label : "-", first, cnum, cval);
     if (c->map < 0 || c->label < 0) goto oom;
     c->acc.jobs = sqlite3_column_int64(s, 3);
     t->errors += sqlite3_column_int64(s, 4);
@@ -144,7 +229,10 @@ static int report_load(sqlite3 *db, const report_def *def, int32_t max_agents, r
     c->acc.n = sqlite3_column_int64(s, 6);
   }
   if (rc != SQLITE_DONE) {
-    snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+    if (o->where && *o->where)
+      snprintf(err, errlen, "--where \"%s\": %s", o->where, sqlite3_errmsg(db));
+    else
+      snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
     sqlite3_finalize(s);
     free(cells);
     return -1;
@@ -203,7 +291,8 @@ typedef struct report_text {
   size_t *width; /* per column, the longest cell ("-" for a missing value) */
 } report_text;
 
-static int report_text_build(const report_table *t, const report_def *def, report_text *x) {
+static int report_text_build(const report_table *t, const report_def *def, const char *header,
+                             report_text *x) {
   x->rows = t->nmaps + 2;
   x->cols = t->nlabels + 2;
   size_t n = (size_t)x->rows * (size_t)x->cols;
@@ -211,7 +300,7 @@ static int report_text_build(const report_table *t, const report_def *def, repor
   x->num = calloc(n, sizeof *x->num);
   x->width = calloc((size_t)x->cols, sizeof *x->width);
   if (!x->cell || !x->num || !x->width) return -1;
-  x->cell[0] = "Map";
+  x->cell[0] = header;
   for (int32_t c = 0; c < t->nlabels; c++) x->cell[1 + c] = t->labels[c].name;
   x->cell[x->cols - 1] = "Overall";
   for (int32_t r = 0; r <= t->nmaps; r++) {
@@ -356,8 +445,11 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
     unknown_report(name, err, errlen);
     return -1;
   }
-  farm_report_opts o = {FARM_FORMAT_TEXT, 0};
+  farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
   if (opts) o = *opts;
+  if ((o.rows && farm_report_check_dim(o.rows, err, errlen) < 0) ||
+      (o.cols && farm_report_check_dim(o.cols, err, errlen) < 0))
+    return -1;
   if (o.format != FARM_FORMAT_TEXT && o.format != FARM_FORMAT_MD && o.format != FARM_FORMAT_CSV) {
     snprintf(err, errlen, "unknown report format %d", (int)o.format);
     return -1;
@@ -390,8 +482,12 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
 
   report_table t;
   memset(&t, 0, sizeof t);
-  int r = report_load(db, def, o.max_agents, &t, err, errlen);
-  if (r == 1) {
+  int r = report_load(db, def, &o, &t, err, errlen);
+  if (r == 1 && o.where && *o.where) {
+    snprintf(err, errlen, "no results in DB%s match --where \"%s\"",
+             o.max_agents > 0 ? " with at most that many agents" : "", o.where);
+    r = -1;
+  } else if (r == 1) {
     snprintf(err, errlen,
              "no results in DB with at most %d agents (the smallest instance has %lld)",
              (int)o.max_agents, (long long)min_agents);
@@ -403,7 +499,27 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   }
   report_text x;
   memset(&x, 0, sizeof x);
-  if (report_text_build(&t, def, &x) < 0) {
+  /* A parameter no job has (a typing error: param:visoin) gives only NULLs: say so. */
+  const char *dims[2] = {o.rows, o.cols};
+  for (int k = 0; r == 0 && k < 2; k++) {
+    if (!dims[k] || strncmp(dims[k], "param:", 6) != 0) continue;
+    const report_name *l = k ? t.labels : t.maps;
+    int32_t n = k ? t.nlabels : t.nmaps, named = 0;
+    for (int32_t i = 0; i < n; i++) named += strcmp(l[i].name, "-") != 0;
+    if (named == 0) {
+      snprintf(err, errlen, "no job in DB has the parameter \"%s\" (--%s %s)", dims[k] + 6,
+               k ? "cols" : "rows", dims[k]);
+      r = -1;
+    }
+  }
+  if (r < 0) {
+    report_table_free(&t);
+    return -1;
+  }
+  char rexpr[256];
+  const char *header;
+  dim_sql(o.rows ? o.rows : "map", rexpr, sizeof rexpr, &header);
+  if (report_text_build(&t, def, header, &x) < 0) {
     snprintf(err, errlen, "out of memory");
     report_text_free(&x);
     report_table_free(&t);
@@ -412,14 +528,15 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
 
   switch (o.format) {
   case FARM_FORMAT_TEXT: {
-    char title[256], agents[64] = "", errors[64] = "";
+    char title[1400], agents[64] = "", errors[64] = "", where[1100] = "";
     if (o.max_agents > 0)
       snprintf(agents, sizeof agents, " with at most %d agents", (int)o.max_agents);
+    if (o.where && *o.where) snprintf(where, sizeof where, " where %.1000s", o.where);
     if (t.errors > 0)
       snprintf(errors, sizeof errors, "; %lld error job%s left out", (long long)t.errors,
                t.errors == 1 ? "" : "s");
-    snprintf(title, sizeof title, "%s: mean over %lld job%s%s%s", def->title,
-             (long long)t.jobs, t.jobs == 1 ? "" : "s", agents, errors);
+    snprintf(title, sizeof title, "%s: mean over %lld job%s%s%s%s", def->title,
+             (long long)t.jobs, t.jobs == 1 ? "" : "s", agents, where, errors);
     write_text(&x, title, out);
     break;
   }

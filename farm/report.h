@@ -1,5 +1,5 @@
 /* report.h: named result tables (Tables I-III of seed 001: maps as rows, labels as columns, an
- * Overall row and column). */
+ * Overall row and column; other rows and columns on request, e.g. agent counts for Fig. 2). */
 #ifndef FARM_REPORT_H
 #define FARM_REPORT_H
 
@@ -13,7 +13,15 @@ typedef enum { FARM_FORMAT_TEXT, FARM_FORMAT_MD, FARM_FORMAT_CSV } farm_format;
 typedef struct farm_report_opts {
   farm_format format;
   int32_t max_agents; /* only instances with at most this many agents; 0 = all */
+  /* What the rows and the columns are (NULL: "map" and "label", the paper's tables): one of
+   * "map", "label", "algorithm", "generator", "agents", or "param:NAME" for the value of an
+   * algorithm parameter (seed 001's parameter study: rows vision, columns expansions). */
+  const char *rows, *cols;
+  const char *where;  /* an SQL condition on results that every job must meet; NULL = none */
 } farm_report_opts;
+
+/* Checks a --rows or --cols value; returns 0, or -1 with the reason in err. */
+int farm_report_check_dim(const char *dim, char *err, size_t errlen);
 
 /* Names of the reports, NULL-terminated: "completion-rate", "completion-time",
  * "travel-distance". */

@@ -96,7 +96,7 @@ static int report_str(farm_store *st, const char *name, farm_format format, int3
   size_t len = 0;
   FILE *f = open_memstream(text, &len);
   cr_assert_not_null(f);
-  farm_report_opts opts = {format, max_agents};
+  farm_report_opts opts = {format, max_agents, NULL, NULL, NULL};
   int r = farm_report(st, name, &opts, f, err, errlen);
   fclose(f);
   return r;
@@ -206,6 +206,92 @@ Test(report, max_agents_keeps_small_instances_only) {
   cr_expect_eq(report_str(st, "completion-rate", FARM_FORMAT_TEXT, 5, &text, err, sizeof err),
                -1);
   cr_expect_str_eq(err, "no results in DB with at most 5 agents (the smallest instance has 10)");
+  free(text);
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+/* ---- other rows and columns, filters ------------------------------------------------------ */
+
+/* One BMAA* job with parameters, for the parameter-study tables (seed 001's preliminary sweep:
+ * completion rate over expansions x vision). */
+static void put_param_job(farm_store *st, int32_t i, int32_t agents, const char *params,
+                          double rate) {
+  char text[32], key[33], err[512] = "";
+  snprintf(text, sizeof text, "param job %d", (int)i);
+  mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), key);
+  mapf_result res;
+  memset(&res, 0, sizeof res);
+  res.status = MAPF_STATUS_LIMIT;
+  res.limit = MAPF_LIMIT_STEPS;
+  res.completion_rate = rate;
+  farm_record rec = {.job_key = key, .map = "m", .generator = "random", .agents = agents,
+                     .instance = i, .algorithm = "bmaa", .label = "BMAA*", .params = params,
+                     .plan_index = i, .res = &res};
+  cr_assert_eq(farm_store_put(st, 0, &rec, 1, err, sizeof err), 0, "%s", err);
+}
+
+static void expect_dims(farm_store *st, const char *rows, const char *cols, const char *where,
+                        const char *want) {
+  char *text = NULL, err[512] = "";
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  cr_assert_not_null(f);
+  farm_report_opts opts = {FARM_FORMAT_CSV, 0, rows, cols, where};
+  int r = farm_report(st, "completion-rate", &opts, f, err, sizeof err);
+  fclose(f);
+  cr_assert_eq(r, 0, "%s", err);
+  cr_expect_str_eq(text, want);
+  free(text);
+}
+
+/* Rows are numbers sorted by value (the plan listed 400 before 100 here), booleans keep their
+ * names, and --where filters before the means:
+ *   expansions 1: vision 1.5 -> (0.2 + 0.4) / 2 = 30 %, vision 3 -> 0.6;  expansions 32: 1.5 ->
+ *   0.9, 3 -> 1.0; Overall row: expansions 1 -> 1.2 / 3 = 40, 32 -> 95; column: 1.5 -> 1.5 /
+ *   3 = 50, 3 -> 80; corner 3.1 / 5 = 62. */
+Test(report, rows_and_columns_by_parameter_and_agents) {
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, paper_rows, 0);
+  put_param_job(st, 0, 400, "{\"expansions\":1,\"push\":false,\"vision\":1.5}", 0.2);
+  put_param_job(st, 1, 100, "{\"expansions\":1,\"push\":true,\"vision\":1.5}", 0.4);
+  put_param_job(st, 2, 400, "{\"expansions\":1,\"push\":false,\"vision\":3}", 0.6);
+  put_param_job(st, 3, 100, "{\"expansions\":32,\"push\":true,\"vision\":1.5}", 0.9);
+  put_param_job(st, 4, 400, "{\"expansions\":32,\"push\":false,\"vision\":3}", 1.0);
+  expect_dims(st, "param:vision", "param:expansions", NULL,
+              "vision,1,32,Overall\n"
+              "1.5,30,90,50\n"
+              "3,60,100,80\n"
+              "Overall,40,95,62\n");
+  expect_dims(st, "agents", "param:push", NULL,
+              "Agents,false,true,Overall\n"
+              "100,,65,65\n"
+              "400,60,,60\n"
+              "Overall,60,65,62\n");
+  expect_dims(st, "map", "label", "json_extract(params, '$.expansions') = 32",
+              "Map,BMAA*,Overall\n"
+              "m,95,95\n"
+              "Overall,95,95\n");
+  /* A misspelt parameter, dimension or column is an error, not an empty table. */
+  char *text = NULL, err[512] = "";
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  farm_report_opts bad = {FARM_FORMAT_CSV, 0, "param:visoin", NULL, NULL};
+  cr_expect_eq(farm_report(st, "completion-rate", &bad, f, err, sizeof err), -1);
+  cr_expect_str_eq(err, "no job in DB has the parameter \"visoin\" (--rows param:visoin)");
+  farm_report_opts bad_dim = {FARM_FORMAT_CSV, 0, "agnets", NULL, NULL};
+  cr_expect_eq(farm_report(st, "completion-rate", &bad_dim, f, err, sizeof err), -1);
+  cr_expect(strstr(err, "unknown table dimension \"agnets\" (did you mean \"agents\"?)") != NULL,
+            "got: %s", err);
+  farm_report_opts bad_where = {FARM_FORMAT_CSV, 0, NULL, NULL, "agnts > 3"};
+  cr_expect_eq(farm_report(st, "completion-rate", &bad_where, f, err, sizeof err), -1);
+  cr_expect_str_eq(err, "--where \"agnts > 3\": no such column: agnts");
+  farm_report_opts none = {FARM_FORMAT_CSV, 0, NULL, NULL, "agents > 1000"};
+  cr_expect_eq(farm_report(st, "completion-rate", &none, f, err, sizeof err), -1);
+  cr_expect_str_eq(err, "no results in DB match --where \"agents > 1000\"");
+  fclose(f);
+  cr_expect_str_eq(text, "");
   free(text);
   farm_store_close(st);
   remove_dir(dir);
