@@ -335,6 +335,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   sim.search = &ws->search;
   mapf_rng_seed(&sim.rng, cfg->seed);
   if (cfg->limits.seconds > 0) sim.deadline = t0 + cfg->limits.seconds;
+  sim.max_expansions = cfg->limits.expansions;
   int32_t at_goal = 0;
   for (int32_t a = 0; a < n; a++) {
     sim.pos[a] = inst->start[a];
@@ -386,8 +387,8 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     res->planning_seconds += p1 - p0;
     if (p1 - p0 > res->max_step_planning_seconds) res->max_step_planning_seconds = p1 - p0;
     if (sim.expired) {
-      /* The limit passed during the search phase: the step is not executed. */
-      limit = MAPF_LIMIT_SECONDS;
+      /* A limit passed during the search phase: the step is not executed. */
+      limit = (mapf_limit_kind)sim.expired;
       break;
     }
 

@@ -436,3 +436,44 @@ Test(sim, wall_clock_limit_stops_a_run_inside_a_step, .timeout = 60) {
   mapf_instance_free(inst);
   mapf_grid_free(g);
 }
+
+/* The expansion budget, like the wall-clock limit, is checked between agents' searches: FAR's
+ * first step plans every agent's complete path, and without the check 2,000 agents spent
+ * three times a 10-million budget in that step. Every algorithm stops within one search of
+ * the budget (one search expands each cell at most once, or, for WHCA*, each cell once per
+ * window step plus its RRA*), and the step in which the budget ran out is not executed. */
+Test(sim, every_algorithm_stops_within_one_search_of_the_budget, .timeout = 120) {
+  mapf_mapgen_params p;
+  mapf_mapgen_defaults(&p, MAPF_MAPGEN_RANDOM);
+  p.width = p.height = 96;
+  p.density = 0.1;
+  p.seed = 3;
+  mapf_grid *g = NULL;
+  mapf_diag d = {0};
+  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
+  mapf_instance *inst = NULL;
+  cr_assert_eq(mapf_scengen_random(g, 300, 4, &inst, &d), MAPF_OK, "%s", d.msg);
+  const int64_t budget = 20000;
+  mapf_workspace *ws = mapf_workspace_new();
+  for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    const mapf_algo_def *def = mapf_algo_at(k);
+    mapf_run_config cfg = {0};
+    cfg.grid = g;
+    cfg.inst = inst;
+    cfg.algo = def;
+    mapf_params_default(def, &cfg.params);
+    cfg.limits.steps = 100000;
+    cfg.limits.expansions = budget;
+    mapf_result res;
+    cr_assert_eq(mapf_run(ws, &cfg, &res, &d), MAPF_OK, "%s: %s", def->name, d.msg);
+    cr_expect_eq(res.limit, MAPF_LIMIT_EXPANSIONS, "%s", def->name);
+    int64_t one_search = (int64_t)g->ncells * (strcmp(def->name, "whca") == 0 ? 10 : 1);
+    cr_expect_geq(res.expansions, budget, "%s", def->name);
+    cr_expect_leq(res.expansions, budget + one_search, "%s: %lld expansions for a budget of %lld",
+                  def->name, (long long)res.expansions, (long long)budget);
+    mapf_result_clear(&res);
+  }
+  mapf_workspace_free(ws);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
