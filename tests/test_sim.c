@@ -8,6 +8,7 @@
 #include "mapgen.h"
 #include "scen.h"
 #include "sim.h"
+#include "testutil.h"
 
 static mapf_grid *grid_from_rows(const char *const *rows, int h) {
   int w = (int)strlen(rows[0]);
@@ -25,46 +26,6 @@ static mapf_instance *instance_of(const mapf_grid *g, int n, const int *xy) {
     inst->goal[i] = mapf_grid_id(g, xy[4 * i + 2], xy[4 * i + 3]);
   }
   return inst;
-}
-
-/* Checks, independently of the simulator, after every step: every move is legal (a wait or one
- * legal grid move), no two agents share a cell, no two agents swapped. */
-typedef struct watcher {
-  const mapf_grid *g;
-  int32_t *prev;
-  int32_t *cell; /* per cell: the agent seen there this step + 1 */
-  int64_t steps;
-  int violations;
-} watcher;
-
-static void watch(void *ud, int64_t t, const int32_t *pos, int32_t n) {
-  watcher *w = ud;
-  if (!w->prev) {
-    w->prev = calloc((size_t)n, sizeof *w->prev);
-    w->cell = calloc((size_t)w->g->ncells, sizeof *w->cell);
-  }
-  for (int32_t a = 0; a < n; a++) {
-    if (w->cell[pos[a]]) w->violations++; /* two agents on one cell */
-    w->cell[pos[a]] = a + 1;
-  }
-  for (int32_t a = 0; a < n; a++) w->cell[pos[a]] = 0;
-  if (t > 0) {
-    for (int32_t a = 0; a < n; a++) {
-      int32_t from = w->prev[a], to = pos[a];
-      if (from == to) continue;
-      int d = mapf_grid_dir(w->g, from, to);
-      if (d < 0 || !(w->g->moves[from] >> d & 1)) w->violations++;
-    }
-    /* A swap: agent b now stands where a was, and a where b was. */
-    for (int32_t a = 0; a < n; a++) w->cell[w->prev[a]] = a + 1;
-    for (int32_t a = 0; a < n; a++) {
-      int32_t b = w->cell[pos[a]] - 1;
-      if (b >= 0 && b != a && pos[b] == w->prev[a]) w->violations++;
-    }
-    for (int32_t a = 0; a < n; a++) w->cell[w->prev[a]] = 0;
-  }
-  memcpy(w->prev, pos, (size_t)n * sizeof *pos);
-  w->steps = t;
 }
 
 typedef struct run_opts {
@@ -92,14 +53,15 @@ static void run_bmaa(const mapf_grid *g, const mapf_instance *inst, run_opts o, 
   cfg.limits.expansions = o.budget;
   cfg.execution = o.exec;
   cfg.seed = 7;
-  watcher w = {g, NULL, NULL, 0, 0};
-  cfg.on_step = watch;
+  test_step_checker w = {g, NULL, NULL, 0, 0};
+  cfg.on_step = test_step_check;
   cfg.ud = &w;
   mapf_workspace *ws = mapf_workspace_new();
   mapf_diag d = {0};
   cr_assert_eq(mapf_run(ws, &cfg, res, &d), MAPF_OK, "%s", d.msg);
   mapf_workspace_free(ws);
-  cr_assert_eq(w.violations, 0, "%d illegal moves, shared cells or swaps", w.violations);
+  cr_assert_eq(w.violations, 0, "%lld illegal moves, shared cells or swaps",
+               (long long)w.violations);
   cr_assert_eq(w.steps, res->steps);
   /* Identities every result must satisfy. */
   int completed = 0;
@@ -122,8 +84,7 @@ static void run_bmaa(const mapf_grid *g, const mapf_instance *inst, run_opts o, 
   cr_assert_float_eq(res->completion_rate, (double)completed / res->agents, 1e-12);
   cr_assert_float_eq(res->mean_travel_distance, dist / res->agents, 1e-9);
   cr_assert_eq(res->status == MAPF_STATUS_OK, completed == res->agents);
-  free(w.prev);
-  free(w.cell);
+  test_step_checker_free(&w);
 }
 
 
