@@ -10,7 +10,11 @@
  * Column lists are read from OUT's schema (PRAGMA table_info), so a column added to
  * schema/schema.sql is copied without a change here; an input that lacks one of OUT's columns
  * is refused. Values are copied with sqlite3_bind_value, which keeps their storage class and
- * bits: a merged REAL is the same double as the shard's. */
+ * bits: a merged REAL is the same double as the shard's.
+ *
+ * Ids are local to a file: results.id is not copied (OUT gives the row its next id), and the
+ * job's agent rows, read from the input under the input's id (agent_results.result_id), are
+ * written under OUT's. runs.run_id is renumbered the same way, through runs.run_uid. */
 #include "merge.h"
 
 #include <stdarg.h>
@@ -54,9 +58,11 @@ typedef struct merger {
   sqlite3 *out;
   const char *out_path;
   col_list results, agents, runs; /* runs: without run_id */
-  int res_key, res_run;           /* indexes in results */
+  int res_id, res_key, res_run;   /* indexes in results */
+  int agent_rid;                  /* index of result_id in agents */
   int run_uid, run_status, run_ended, run_ok, run_limit, run_error, run_from; /* in runs */
   int conflict_at[NCONFLICT];     /* index of each conflict column in results */
+  int32_t shown_from;             /* res->shown[shown_from..] are the current input's */
   sqlite3_stmt *find_result, *put_result, *clear_agents, *put_agent;
   sqlite3_stmt *find_run, *put_run, *end_run;
   farm_merge_result *res;
@@ -173,7 +179,9 @@ static int merger_init(merger *m) {
       cols_load(m, "agent_results", NULL, &m->agents) < 0 ||
       cols_load(m, "runs", "run_id", &m->runs) < 0)
     return -1;
+  m->res_id = cols_find(&m->results, "id");
   m->res_key = cols_find(&m->results, "job_key");
+  m->agent_rid = cols_find(&m->agents, "result_id");
   m->res_run = cols_find(&m->results, "run_id");
   m->run_uid = cols_find(&m->runs, "run_uid");
   m->run_status = cols_find(&m->runs, "status");
@@ -182,15 +190,15 @@ static int merger_init(merger *m) {
   m->run_limit = cols_find(&m->runs, "n_limit");
   m->run_error = cols_find(&m->runs, "n_error");
   m->run_from = cols_find(&m->runs, "merged_from");
-  int missing = m->res_key < 0 || m->res_run < 0 || m->run_uid < 0 || m->run_status < 0 ||
-                m->run_ended < 0 || m->run_ok < 0 || m->run_limit < 0 || m->run_error < 0 ||
-                m->run_from < 0 || cols_find(&m->agents, "job_key") < 0;
+  int missing = m->res_id < 0 || m->res_key < 0 || m->res_run < 0 || m->run_uid < 0 ||
+                m->run_status < 0 || m->run_ended < 0 || m->run_ok < 0 || m->run_limit < 0 ||
+                m->run_error < 0 || m->run_from < 0 || m->agent_rid < 0;
   for (int k = 0; k < NCONFLICT; k++)
     if ((m->conflict_at[k] = cols_find(&m->results, conflict_columns[k])) < 0) missing = 1;
   if (missing) {
     set_err(m->err, m->errlen,
-            "%s: not the database layout of this mapfarm (a column of runs or results is "
-            "missing)",
+            "%s: not the database layout of this mapfarm (a column of runs, results or "
+            "agent_results is missing)",
             m->out_path);
     return -1;
   }
@@ -205,7 +213,7 @@ static int merger_init(merger *m) {
   if (prepare_owned(m->out, find, &m->find_result, p, m->err, m->errlen) < 0 ||
       prepare_owned(m->out, insert_sql("results", &m->results), &m->put_result, p, m->err,
                     m->errlen) < 0 ||
-      prepare_owned(m->out, dup_sql("DELETE FROM agent_results WHERE job_key = ?1"),
+      prepare_owned(m->out, dup_sql("DELETE FROM agent_results WHERE result_id = ?1"),
                     &m->clear_agents, p, m->err, m->errlen) < 0 ||
       prepare_owned(m->out, insert_sql("agent_results", &m->agents), &m->put_agent, p, m->err,
                     m->errlen) < 0 ||
@@ -379,6 +387,32 @@ static int copy_runs(merger *m, int32_t idx, sqlite3_stmt *in_runs, const char *
   return 0;
 }
 
+/* Keeps the details of a conflict of input idx in column k among the shown ones: those of
+ * earlier inputs first, then the current input's in job key order, the smallest keys kept
+ * (the input is read in id order, not key order). */
+static void show_conflict(merger *m, int32_t idx, sqlite3_stmt *in_res, const char *key,
+                          int k) {
+  farm_merge_result *r = m->res;
+  int32_t n = r->nshown, pos = n;
+  for (int32_t i = m->shown_from; i < n; i++)
+    if (strcmp(key, r->shown[i].job_key) < 0) {
+      pos = i;
+      break;
+    }
+  if (n == FARM_MERGE_MAX_SHOWN) {
+    if (pos == n) return; /* after every key shown (or no room left for this input) */
+    n--;                  /* the largest key of this input makes room */
+  }
+  memmove(&r->shown[pos + 1], &r->shown[pos], (size_t)(n - pos) * sizeof r->shown[0]);
+  r->nshown = n + 1;
+  farm_merge_conflict *c = &r->shown[pos];
+  c->input = idx;
+  snprintf(c->job_key, sizeof c->job_key, "%s", key);
+  snprintf(c->column, sizeof c->column, "%s", conflict_columns[k]);
+  render_value(m->find_result, k, c->out_value, sizeof c->out_value);
+  render_value(in_res, m->conflict_at[k], c->in_value, sizeof c->in_value);
+}
+
 /* Compares the row of in_res (columns m->results) with OUT's row under the same key (the
  * current row of m->find_result) and records a conflict at the first difference. */
 static void compare_row(merger *m, int32_t idx, sqlite3_stmt *in_res, const char *key) {
@@ -387,32 +421,30 @@ static void compare_row(merger *m, int32_t idx, sqlite3_stmt *in_res, const char
     if (same_value(m->find_result, k, in_res, m->conflict_at[k])) continue;
     fi->conflicts++;
     m->res->conflicts++;
-    if (m->res->nshown < FARM_MERGE_MAX_SHOWN) {
-      farm_merge_conflict *c = &m->res->shown[m->res->nshown++];
-      c->input = idx;
-      snprintf(c->job_key, sizeof c->job_key, "%s", key);
-      snprintf(c->column, sizeof c->column, "%s", conflict_columns[k]);
-      render_value(m->find_result, k, c->out_value, sizeof c->out_value);
-      render_value(in_res, m->conflict_at[k], c->in_value, sizeof c->in_value);
-    }
+    show_conflict(m, idx, in_res, key, k);
     return;
   }
   fi->present++;
 }
 
-/* Copies the agent rows of key from the input (in_agents selects m->agents by job key) after
- * removing any orphans OUT holds under it (agent rows whose job row was deleted by hand). */
-static int copy_agents(merger *m, int32_t idx, sqlite3_stmt *in_agents, const char *key,
-                       int *bad) {
+/* Copies the agent rows of the input's job in_id (in_agents selects m->agents by result_id)
+ * under out_id, the id OUT gave the job's row, after removing any orphans OUT holds under
+ * out_id (agent rows whose job row was deleted by hand: SQLite hands its id out again). */
+static int copy_agents(merger *m, int32_t idx, sqlite3_stmt *in_agents, int64_t in_id,
+                       int64_t out_id, int *bad) {
   farm_merge_input *fi = &m->res->inputs[idx];
-  sqlite3_bind_text(m->clear_agents, 1, key, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(m->clear_agents, 1, out_id);
   if (step_out(m, m->clear_agents, fi->path, "cannot clear orphan agent rows", bad) < 0)
     return -1;
-  sqlite3_bind_text(in_agents, 1, key, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(in_agents, 1, in_id);
   int rc;
   while ((rc = sqlite3_step(in_agents)) == SQLITE_ROW) {
-    for (int c = 0; c < m->agents.n; c++)
-      sqlite3_bind_value(m->put_agent, c + 1, sqlite3_column_value(in_agents, c));
+    for (int c = 0; c < m->agents.n; c++) {
+      if (c == m->agent_rid)
+        sqlite3_bind_int64(m->put_agent, c + 1, out_id);
+      else
+        sqlite3_bind_value(m->put_agent, c + 1, sqlite3_column_value(in_agents, c));
+    }
     if (step_out(m, m->put_agent, fi->path, "cannot copy an agent row", bad) < 0) {
       sqlite3_reset(in_agents);
       return -1;
@@ -455,6 +487,10 @@ static int copy_results(merger *m, int32_t idx, sqlite3_stmt *in_res, sqlite3_st
     }
     sqlite3_stmt *p = m->put_result;
     for (int c = 0; c < m->results.n; c++) {
+      if (c == m->res_id) {
+        sqlite3_bind_null(p, c + 1); /* OUT's next id */
+        continue;
+      }
       if (c != m->res_run) {
         sqlite3_bind_value(p, c + 1, sqlite3_column_value(in_res, c));
         continue;
@@ -472,8 +508,11 @@ static int copy_results(merger *m, int32_t idx, sqlite3_stmt *in_res, sqlite3_st
     char what[96];
     snprintf(what, sizeof what, "cannot copy job %.40s", key);
     if (step_out(m, p, fi->path, what, bad) < 0) return -1;
+    int64_t out_id = sqlite3_last_insert_rowid(m->out); /* a plain INSERT: the row's id */
     fi->added++;
-    if (copy_agents(m, idx, in_agents, key, bad) < 0) return -1;
+    if (copy_agents(m, idx, in_agents, sqlite3_column_int64(in_res, m->res_id), out_id, bad) <
+        0)
+      return -1;
   }
   if (rc != SQLITE_DONE) {
     set_err(m->err, m->errlen, "%s: cannot read results: %s", fi->path,
@@ -519,18 +558,21 @@ static int merge_one(merger *m, int32_t idx) {
   char *real = absolute_path(path);
   const char *from = real ? real : path;
   char msg[512];
-  /* One read transaction: every table of the input from the same snapshot. */
+  m->shown_from = m->res->nshown;
+  /* One read transaction: every table of the input from the same snapshot. Its jobs are read
+   * in id order, in which both results and agent_results are stored, so the input is read
+   * front to back; in job key order every job's agent rows would be on another page. */
   if (sqlite3_exec(in, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
     set_err(m->err, m->errlen, "%s: cannot read: %s", path, sqlite3_errmsg(in));
     goto done;
   }
   if (prepare_owned(in, select_sql("run_id", &m->runs, "runs", "ORDER BY run_id"), &in_runs,
                     path, msg, sizeof msg) < 0 ||
-      prepare_owned(in, select_sql(NULL, &m->results, "results", "ORDER BY job_key"), &in_res,
-                    path, msg, sizeof msg) < 0 ||
+      prepare_owned(in, select_sql(NULL, &m->results, "results", "ORDER BY id"), &in_res, path,
+                    msg, sizeof msg) < 0 ||
       prepare_owned(in,
                     select_sql(NULL, &m->agents, "agent_results",
-                               "WHERE job_key = ?1 ORDER BY agent"),
+                               "WHERE result_id = ?1 ORDER BY agent"),
                     &in_agents, path, msg, sizeof msg) < 0) {
     set_err(m->err, m->errlen, "%s (not the database layout of this mapfarm)", msg);
     rc = FARM_MERGE_BAD_INPUT;

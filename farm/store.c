@@ -5,7 +5,10 @@
  * a separate read-only connection (is it SQLite at all, whose application_id, which schema
  * version), and only a mapfarm database, an empty file or a new path is opened for writing.
  * Every statement is prepared once at open and reused; farm_store_put writes a batch in one
- * BEGIN IMMEDIATE ... COMMIT transaction, so a crash loses at most the batch being written. */
+ * BEGIN IMMEDIATE ... COMMIT transaction, so a crash loses at most the batch being written.
+ *
+ * A job's agent rows refer to its results row by results.id (schema/schema.sql), which the
+ * insert hands back through RETURNING. */
 #include "store.h"
 
 #include <errno.h>
@@ -37,6 +40,11 @@
 #define MAPFARM_CFLAGS "unknown"
 #endif
 
+/* RETURNING (sql_put_result) came with SQLite 3.35. */
+#if SQLITE_VERSION_NUMBER < 3035000
+#error "mapfarm needs SQLite 3.35 or newer (INSERT ... RETURNING)"
+#endif
+
 /* The schema text, generated from schema/schema.sql and schema/views.sql. */
 extern const char farm_schema_sql[];
 extern const char farm_views_sql[];
@@ -53,13 +61,15 @@ struct farm_store {
   char *path;   /* for messages */
   int readonly; /* opened with FARM_STORE_READONLY */
   sqlite3_stmt *begin, *commit, *rollback;
-  sqlite3_stmt *put_result, *put_agent;
+  sqlite3_stmt *put_result, *clear_agents, *put_agent;
   sqlite3_stmt *run_begin, *run_end;
   sqlite3_stmt *keys;
 };
 
 /* A key already present is left as it is, unless its row records an error: a job run again
- * with --retry-failed replaces its error row. */
+ * with --retry-failed replaces its error row, which keeps its id. RETURNING hands back the id
+ * of the row inserted or replaced (sqlite3_last_insert_rowid would miss the replacement, an
+ * UPDATE), and no row when the key was left as it was. */
 static const char sql_put_result[] =
     "INSERT INTO results (job_key, run_id, map, map_hash, generator, agents, "
     "instance, algorithm, label, params, seed, status, limit_hit, message, completion_rate, "
@@ -86,12 +96,17 @@ static const char sql_put_result[] =
     "= excluded.pushes, searches = excluded.searches, deadlocks_broken = "
     "excluded.deadlocks_broken, plan_index = excluded.plan_index, finished_at = "
     "excluded.finished_at "
-    "WHERE results.status = 'error'";
+    "WHERE results.status = 'error' RETURNING id";
 
-/* Agent rows are written only right after their job's row was inserted, so any row already
- * under that key is an orphan (its job row was deleted by hand to rerun it): replace it. */
+/* Agent rows are written only right after their job's row was inserted (or its error row
+ * replaced), so any row already under that id is an orphan: left by a job row deleted by hand
+ * whose id SQLite has since handed out again (it reuses the largest), or by an error row that
+ * was made by hand from a finished job. clear_agents removes them first; on a new id it finds
+ * nothing, at the right edge of the table, where the page is in the cache. */
+static const char sql_clear_agents[] = "DELETE FROM agent_results WHERE result_id = ?1";
+
 static const char sql_put_agent[] =
-    "INSERT OR REPLACE INTO agent_results (job_key, agent, start_x, start_y, goal_x, goal_y, "
+    "INSERT INTO agent_results (result_id, agent, start_x, start_y, goal_x, goal_y, "
     "final_x, final_y, reached, completion_step, completion_seconds, travel_distance, "
     "expansions, failed_moves, pushed, searches) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
     "?10, ?11, ?12, ?13, ?14, ?15, ?16)";
@@ -177,9 +192,14 @@ static int classify(sqlite3 *db, const char *path, int *fresh, char *err, size_t
     return -1;
   }
   if (version != FARM_SCHEMA_VERSION) {
+    /* No migration: an older file stays readable by the mapfarm that wrote it. */
     set_err(err, errlen,
-            "%s: mapfarm database of schema version %" PRId64 "%s; this build reads version %d",
-            path, version, version > FARM_SCHEMA_VERSION ? " (written by a newer mapfarm)" : "",
+            "%s: mapfarm database of schema version %" PRId64 "%s; this mapfarm reads schema "
+            "version %d only; left untouched",
+            path, version,
+            version > FARM_SCHEMA_VERSION ? " (written by a newer mapfarm)"
+            : version > 0                 ? " (written by an older mapfarm)"
+                                          : "",
             FARM_SCHEMA_VERSION);
     return -1;
   }
@@ -347,8 +367,9 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
       goto fail;
     }
     /* Job keys are hashes, so rows arrive in random key order and every insert touches a
-     * random page of the key indexes; a 64 MiB page cache (the default is 2 MiB) keeps those
-     * pages in memory for databases of millions of jobs. */
+     * random page of the job_key index; a 64 MiB page cache (the default is 2 MiB) keeps those
+     * pages in memory for databases of millions of jobs. (The bulk, results and agent_results,
+     * is keyed by results.id and appended at the right edge of its B-trees.) */
     if (set_wal(st->db, path, err, errlen) < 0 ||
         exec_sql(st->db, path, "PRAGMA synchronous = NORMAL", "cannot set synchronous", err,
                  errlen) < 0 ||
@@ -361,6 +382,7 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
       prepare(st, "COMMIT", &st->commit, err, errlen) < 0 ||
       prepare(st, "ROLLBACK", &st->rollback, err, errlen) < 0 ||
       prepare(st, sql_put_result, &st->put_result, err, errlen) < 0 ||
+      prepare(st, sql_clear_agents, &st->clear_agents, err, errlen) < 0 ||
       prepare(st, sql_put_agent, &st->put_agent, err, errlen) < 0 ||
       prepare(st, sql_run_begin, &st->run_begin, err, errlen) < 0 ||
       prepare(st, sql_run_end, &st->run_end, err, errlen) < 0 ||
@@ -380,6 +402,7 @@ void farm_store_close(farm_store *st) {
   sqlite3_finalize(st->commit);
   sqlite3_finalize(st->rollback);
   sqlite3_finalize(st->put_result);
+  sqlite3_finalize(st->clear_agents);
   sqlite3_finalize(st->put_agent);
   sqlite3_finalize(st->run_begin);
   sqlite3_finalize(st->run_end);
@@ -581,14 +604,18 @@ static int check_record(const farm_store *st, const farm_record *r, int32_t i, c
   return 0;
 }
 
-/* Writes the agent rows of a job whose results row was just inserted. */
-static int put_agents(farm_store *st, const farm_record *r, char *err, size_t errlen) {
+/* Writes the agent rows of a job whose results row (id) was just inserted or replaced. */
+static int put_agents(farm_store *st, const farm_record *r, int64_t id, char *err,
+                      size_t errlen) {
   const mapf_result *res = r->res;
   const mapf_grid *g = r->grid;
+  sqlite3_bind_int64(st->clear_agents, 1, id);
+  if (step_done(st, st->clear_agents, "cannot clear orphan agent rows", err, errlen) < 0)
+    return -1;
   sqlite3_stmt *s = st->put_agent;
   for (int32_t a = 0; a < res->agents; a++) {
     const mapf_agent_result *ag = &res->agent[a];
-    sqlite3_bind_text(s, 1, r->job_key, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 1, id);
     sqlite3_bind_int(s, 2, a);
     sqlite3_bind_int(s, 3, mapf_grid_x(g, ag->start));
     sqlite3_bind_int(s, 4, mapf_grid_y(g, ag->start));
@@ -615,8 +642,8 @@ static int put_agents(farm_store *st, const farm_record *r, char *err, size_t er
   return 0;
 }
 
-/* Inserts one job row (and, when it is new, its agent rows). An error row keeps its status and
- * message and NULL metrics. */
+/* Inserts one job row, and its agent rows when the row is new or replaced an error row. An
+ * error row keeps its status and message and NULL metrics, and has no agent rows. */
 static int put_one(farm_store *st, int64_t run_id, const farm_record *r, char *err,
                    size_t errlen) {
   const mapf_result *res = r->res;
@@ -659,10 +686,22 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, char *e
     sqlite3_bind_int64(s, 30, res->deadlocks_broken);
   } /* else parameters 15..30 stay NULL (cleared after every step) */
   sqlite3_bind_int64(s, 31, r->plan_index);
-  if (step_done(st, s, "cannot write a result row", err, errlen) < 0) return -1;
-  if (sqlite3_changes(st->db) == 0) return 0; /* the key was there: leave it as it is */
-  if (failed || res->agents <= 0) return 0;
-  return put_agents(st, r, err, errlen);
+  /* RETURNING id: a row when the job's row was inserted or its error row replaced, none when
+   * the key was there already (left as it is). */
+  int rc = sqlite3_step(s);
+  int64_t id = 0;
+  int written = rc == SQLITE_ROW;
+  if (written) {
+    id = sqlite3_column_int64(s, 0);
+    rc = sqlite3_step(s);
+  }
+  if (rc != SQLITE_DONE)
+    set_err(err, errlen, "%s: cannot write a result row: %s", st->path, sqlite3_errmsg(st->db));
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  if (rc != SQLITE_DONE) return -1;
+  if (!written || failed || res->agents <= 0) return 0;
+  return put_agents(st, r, id, err, errlen);
 }
 
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,

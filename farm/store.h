@@ -2,8 +2,9 @@
  *
  * One connection, used by one thread at a time: the pool hands batches of finished jobs to
  * whichever worker holds the writer lock, and that worker writes them in one transaction (WAL
- * mode). Rows are keyed by job key and inserted with INSERT OR IGNORE, so a rerun or a merge
- * never duplicates a job. */
+ * mode). Jobs are keyed by job key (a key already stored is left as it is, so a rerun or a
+ * merge never duplicates a job); agent rows refer to their job's results.id, an integer that
+ * grows with insertion order (schema/schema.sql). */
 #ifndef FARM_STORE_H
 #define FARM_STORE_H
 
@@ -18,7 +19,7 @@
 
 /* PRAGMA application_id of a mapfarm database ("mapf"), and the schema version. */
 #define FARM_APPLICATION_ID 0x6d617066
-#define FARM_SCHEMA_VERSION 1
+#define FARM_SCHEMA_VERSION 2
 
 typedef struct farm_store farm_store;
 
@@ -29,7 +30,8 @@ enum {
 
 /* Opens (or creates) a results database. An existing file that is not SQLite, or a SQLite
  * database that is not a mapfarm database (other application_id, or tables but no mapfarm
- * schema), is refused and left untouched. Returns 0 and *out, or -1 with a message in err. */
+ * schema) or not of FARM_SCHEMA_VERSION (an older or newer mapfarm's), is refused and left
+ * untouched. Returns 0 and *out, or -1 with a message in err. */
 int farm_store_open(const char *path, int mode, farm_store **out, char *err, size_t errlen);
 
 /* Closes st; NULL is a no-op. */

@@ -3,8 +3,9 @@
 -- This file is compiled into the binary (cmake/embed.cmake) and run once, in one transaction,
 -- when farm/store.c creates a database; views.sql follows it. farm/store.c then sets
 --   PRAGMA application_id = 0x6d617066  ("mapf", FARM_APPLICATION_ID in farm/store.h)
---   PRAGMA user_version   = 1           (FARM_SCHEMA_VERSION: bump it with any change here once
---                                          released; until then it stays 1)
+--   PRAGMA user_version   = 2           (FARM_SCHEMA_VERSION: bump it with any change here once
+--                                          released. Version 1 keyed agent_results by job_key;
+--                                          a file of another version is refused, untouched)
 -- and opens every connection with journal_mode=WAL and synchronous=NORMAL.
 --
 -- Conventions:
@@ -13,6 +14,8 @@
 --     signed, and text compares and joins the same everywhere.
 --   * A metric that is undefined (a mean over an empty set, a NaN) is NULL, so AVG() skips it.
 --   * Job keys are 32 lowercase hex digits (core/hash.h); resume, shards and merges key on them.
+--   * results.id is local to a file (like runs.run_id): agent_results refers to it, and
+--     `mapfarm merge` gives a copied job a new id. Compare files on job_key, never on id.
 
 -- One row per `mapfarm run`: what ran, with which code, where, and how it ended.
 CREATE TABLE runs (
@@ -47,7 +50,9 @@ CREATE TABLE runs (
 
 -- One row per job (map x generator x agents x instance x algorithm with its parameters).
 CREATE TABLE results (
-  job_key      TEXT PRIMARY KEY NOT NULL CHECK (length(job_key) = 32),
+  id           INTEGER PRIMARY KEY,     -- the rowid: grows as rows are inserted; local to this
+                                        -- file (agent_results.result_id refers here)
+  job_key      TEXT NOT NULL UNIQUE CHECK (length(job_key) = 32),
   run_id       INTEGER,                 -- the run that computed it (runs.run_id), NULL if none
   -- What the job is:
   map          TEXT NOT NULL,           -- map file name or generated map name
@@ -94,9 +99,14 @@ CREATE INDEX results_instance ON results (map, generator, agents, instance);
 CREATE INDEX results_run ON results (run_id, status);
 
 -- One row per agent of a job that ran (none for status = 'error'). Cells are x = column,
--- y = row, as in MovingAI files (row 0 is the first grid line).
+-- y = row, as in MovingAI files (row 0 is the first grid line). Rows belong to their job
+-- through results.id, not the job key:
+--   SELECT r.label, a.* FROM agent_results AS a JOIN results AS r ON r.id = a.result_id
+-- Why: job keys are hashes, so a key-ordered table takes every insert on a random page and
+-- outgrows the page cache; ids grow with insertion order, so new agent rows are appended at
+-- the right edge of this B-tree and the pages being written stay in memory.
 CREATE TABLE agent_results (
-  job_key            TEXT NOT NULL,     -- results.job_key
+  result_id          INTEGER NOT NULL,  -- results.id of its job
   agent              INTEGER NOT NULL,  -- 0-based index in the instance
   start_x            INTEGER NOT NULL,
   start_y            INTEGER NOT NULL,
@@ -112,5 +122,5 @@ CREATE TABLE agent_results (
   failed_moves       INTEGER,           -- wanted to move, was blocked
   pushed             INTEGER,           -- times pushed off its goal
   searches           INTEGER,           -- searches (replans)
-  PRIMARY KEY (job_key, agent)
+  PRIMARY KEY (result_id, agent)
 ) WITHOUT ROWID;

@@ -346,10 +346,10 @@ Test(cli, a_killed_run_finishes_on_rerun_with_no_job_lost_or_doubled, .timeout =
   free(err);
   cr_assert_eq(query_int(db, "SELECT count(*) FROM results"), total);
   cr_assert_eq(query_int(db, "SELECT count(DISTINCT job_key) FROM results"), total);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM (SELECT job_key FROM agent_results "
-                             "GROUP BY job_key)"), total);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM (SELECT result_id FROM agent_results "
+                             "GROUP BY result_id)"), total);
   cr_assert_eq(query_int(db, "SELECT count(*) FROM results r WHERE agents <> (SELECT count(*) "
-                             "FROM agent_results a WHERE a.job_key = r.job_key)"), 0);
+                             "FROM agent_results a WHERE a.result_id = r.id)"), 0);
 
   cr_assert_eq(mapfarm(NULL, NULL, "run '%s' --db '%s' --threads 2", plan, ref), 0);
   const char *sql = "SELECT job_key, status, completion_rate, mean_travel_distance, steps, "
@@ -423,7 +423,7 @@ Test(cli, failed_jobs_are_recorded_and_retry_failed_runs_them_again) {
    * again and store a complete row with its agents; the real failures fail again. */
   exec_sql(db, "UPDATE results SET status = 'error', message = 'simulated', "
                "completion_rate = NULL WHERE job_key = (SELECT min(job_key) FROM results "
-               "WHERE agents = 5); DELETE FROM agent_results WHERE job_key = (SELECT job_key "
+               "WHERE agents = 5); DELETE FROM agent_results WHERE result_id = (SELECT id "
                "FROM results WHERE message = 'simulated')");
   cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --retry-failed", plan, db), 1, "%s", err);
   cr_assert(strstr(err, "6 jobs run") != NULL, "%s", err);

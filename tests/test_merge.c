@@ -172,10 +172,12 @@ static const char result_cols[] =
     "mean_completion_steps_capped, mean_travel_distance, steps, expansions, failed_moves, "
     "pushes, searches, deadlocks_broken FROM results ORDER BY job_key";
 
+/* Agent rows by their job's key (results.id is local to a file; the join gives the key). */
 static const char agent_cols[] =
-    "SELECT job_key, agent, start_x, start_y, goal_x, goal_y, final_x, final_y, reached, "
-    "completion_step, travel_distance, expansions, failed_moves, pushed, searches "
-    "FROM agent_results ORDER BY job_key, agent";
+    "SELECT r.job_key, a.agent, a.start_x, a.start_y, a.goal_x, a.goal_y, a.final_x, a.final_y, "
+    "a.reached, a.completion_step, a.travel_distance, a.expansions, a.failed_moves, a.pushed, "
+    "a.searches FROM agent_results AS a JOIN results AS r ON r.id = a.result_id "
+    "ORDER BY r.job_key, a.agent";
 
 static const char counts[] =
     "SELECT (SELECT count(*) FROM results) || '|' || (SELECT count(*) FROM agent_results) || "
@@ -222,7 +224,11 @@ Test(merge, three_shards_merge_into_the_results_of_one_run) {
                40);
   /* The application id and schema version make it a mapfarm database. */
   cr_assert_eq(query_int("m.db", "PRAGMA application_id"), 0x6d617066);
-  cr_assert_eq(query_int("m.db", "PRAGMA user_version"), 1);
+  cr_assert_eq(query_int("m.db", "PRAGMA user_version"), 2);
+  /* Every agent row belongs to a results row of m.db (their ids were renumbered). */
+  cr_assert_eq(query_int("m.db", "SELECT count(*) FROM agent_results AS a WHERE NOT EXISTS "
+                                 "(SELECT 1 FROM results AS r WHERE r.id = a.result_id)"),
+               0);
   /* The report reads it like any other. */
   char *rep1, *rep2;
   cr_assert_eq(mapfarm(&rep1, NULL, "report --db one.db completion-rate --format csv"), 0);
@@ -306,6 +312,60 @@ Test(merge, a_conflict_is_reported_with_exit_1_and_keeps_the_output_row) {
   cr_assert(strstr(err, "1 conflict") != NULL, "%s", err);
   free(err);
   free(key);
+}
+
+/* Copies tmpdir/from to tmpdir/to and renumbers its results ids in reverse (agent rows
+ * follow), so that the order a merge reads it in (id order) is not job key order. */
+static void copy_reversed(const char *from, const char *to) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cp '%s/%s' '%s/%s'", tmpdir, from, tmpdir, to);
+  cr_assert_eq(system(cmd), 0);
+  exec_sql(to, "UPDATE results SET id = 100000 - id; "
+               "UPDATE agent_results SET result_id = 100000 - result_id");
+}
+
+Test(merge, shown_conflicts_are_in_input_order_then_the_smallest_keys) {
+  run_single_and_shards();
+  cr_assert_eq(mapfarm(NULL, NULL, "merge m.db one.db"), 0);
+  /* Input a: the two largest keys of shard 3 differ; input b: every job of the plan. */
+  copy_reversed("s3.db", "a.db");
+  exec_sql("a.db", "UPDATE results SET steps = steps + 1 WHERE job_key IN (SELECT job_key "
+                   "FROM results ORDER BY job_key DESC LIMIT 2)");
+  copy_reversed("one.db", "b.db");
+  exec_sql("b.db", "UPDATE results SET steps = steps + 1");
+  char *want_a = query_text("a.db", "SELECT job_key FROM (SELECT job_key FROM results ORDER BY "
+                                    "job_key DESC LIMIT 2) ORDER BY job_key");
+  char *want_b = query_text("b.db", "SELECT job_key FROM results ORDER BY job_key LIMIT 8");
+  char *out, *err;
+  int rc = mapfarm(&out, &err, "merge m.db a.db b.db");
+  cr_assert_eq(rc, 1, "exit %d: %s", rc, err);
+  cr_assert(strstr(err, "42 conflicts") != NULL, "%s", err);
+  cr_assert(strstr(err, "... and 32 more") != NULL, "%s", err);
+  /* The keys listed, in the order listed: a's two, then b's eight smallest. */
+  size_t len = 0;
+  char *got = NULL;
+  FILE *f = open_memstream(&got, &len);
+  int lines = 0;
+  for (const char *p = strstr(err, "  job "); p; p = strstr(p + 1, "  job ")) {
+    fprintf(f, "%.32s %s\n", p + 6, strstr(p, "a.db has") && strstr(p, "a.db has") <
+                                          strchr(p, '\n') ? "a" : "b");
+    lines++;
+  }
+  fclose(f);
+  cr_assert_eq(lines, 10, "%s", err);
+  size_t wlen = 0;
+  char *want = NULL;
+  f = open_memstream(&want, &wlen);
+  for (char *k = strtok(want_a, "\n"); k; k = strtok(NULL, "\n")) fprintf(f, "%s a\n", k);
+  for (char *k = strtok(want_b, "\n"); k; k = strtok(NULL, "\n")) fprintf(f, "%s b\n", k);
+  fclose(f);
+  cr_assert_str_eq(got, want, "listed:\n%s", err);
+  free(got);
+  free(want);
+  free(want_a);
+  free(want_b);
+  free(out);
+  free(err);
 }
 
 Test(merge, a_text_file_input_exits_2_and_leaves_the_output_byte_for_byte) {

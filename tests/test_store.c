@@ -294,13 +294,75 @@ Test(store, refuses_newer_schema_version) {
   make_dir(dir, sizeof dir);
   path_in(db, sizeof db, dir, "r.db");
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
-  cr_assert_eq(sqlite3_exec(farm_store_db(st), "PRAGMA user_version = 2", NULL, NULL, NULL),
-               SQLITE_OK);
+  char sql[64], want[128];
+  snprintf(sql, sizeof sql, "PRAGMA user_version = %d", FARM_SCHEMA_VERSION + 1);
+  cr_assert_eq(sqlite3_exec(farm_store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
   farm_store_close(st);
   char err[512] = "";
   cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
-  cr_expect(strstr(err, "schema version 2 (written by a newer mapfarm)") != NULL, "got: %s",
-            err);
+  snprintf(want, sizeof want, "schema version %d (written by a newer mapfarm)",
+           FARM_SCHEMA_VERSION + 1);
+  cr_expect(strstr(err, want) != NULL, "got: %s", err);
+  remove_dir(dir);
+}
+
+/* A database as mapfarm wrote it with schema version 1 (agent rows keyed by job_key), cut down
+ * to a few columns: what the version check sees is the same. WAL mode, like every mapfarm
+ * database. */
+static void write_schema1_db(const char *path) {
+  sqlite3 *db = NULL;
+  cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+  const char *sql =
+      "PRAGMA journal_mode = WAL;"
+      "CREATE TABLE runs (run_id INTEGER PRIMARY KEY, run_uid TEXT NOT NULL UNIQUE, "
+      "  version TEXT NOT NULL, started_at TEXT NOT NULL, status TEXT NOT NULL);"
+      "CREATE TABLE results (job_key TEXT PRIMARY KEY NOT NULL CHECK (length(job_key) = 32), "
+      "  run_id INTEGER, map TEXT NOT NULL, agents INTEGER NOT NULL, status TEXT NOT NULL, "
+      "  finished_at TEXT NOT NULL);"
+      "CREATE TABLE agent_results (job_key TEXT NOT NULL, agent INTEGER NOT NULL, "
+      "  reached INTEGER NOT NULL, PRIMARY KEY (job_key, agent)) WITHOUT ROWID;"
+      "INSERT INTO runs VALUES (1, 'u1', '0.1.0', '2024-05-01T12:00:00Z', 'done');"
+      "INSERT INTO results VALUES ('0123456789abcdef0123456789abcdef', 1, 'tiny.map', 2, "
+      "  'ok', '2024-05-01T12:00:01Z');"
+      "INSERT INTO agent_results VALUES ('0123456789abcdef0123456789abcdef', 0, 1), "
+      "  ('0123456789abcdef0123456789abcdef', 1, 1);"
+      "PRAGMA application_id = 1835102310;" /* 0x6d617066 */
+      "PRAGMA user_version = 1;";
+  char *msg = NULL;
+  cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &msg), SQLITE_OK, "%s", msg ? msg : "");
+  cr_assert_eq(sqlite3_close(db), SQLITE_OK);
+}
+
+Test(store, refuses_schema_1_database_clearly_and_leaves_it_byte_identical) {
+  char dir[256], db[512], side[600];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "old.db");
+  write_schema1_db(db);
+  size_t len0 = 0, len1 = 0;
+  char *before = slurp(db, &len0);
+  for (int mode = FARM_STORE_READONLY; mode <= FARM_STORE_CREATE; mode++) {
+    farm_store *st = NULL;
+    char err[512] = "", want[700];
+    cr_expect_eq(farm_store_open(db, mode, &st, err, sizeof err), -1);
+    cr_expect_null(st);
+    snprintf(want, sizeof want,
+             "%s: mapfarm database of schema version 1 (written by an older mapfarm); this "
+             "mapfarm reads schema version %d only; left untouched",
+             db, FARM_SCHEMA_VERSION);
+    cr_expect_str_eq(err, want);
+  }
+  char *after = slurp(db, &len1);
+  cr_expect_eq(len0, len1);
+  cr_expect_eq(memcmp(before, after, len0 < len1 ? len0 : len1), 0, "the database changed");
+  free(before);
+  free(after);
+  /* The read-only look at a WAL database may leave an empty -wal (and a -shm) beside it, as
+   * any reader does; nothing is written into it. */
+  struct stat sb;
+  snprintf(side, sizeof side, "%s-wal", db);
+  cr_expect(stat(side, &sb) != 0 || sb.st_size == 0, "something was written to %s", side);
+  snprintf(side, sizeof side, "%s-journal", db);
+  cr_expect_not(file_exists(side));
   remove_dir(dir);
 }
 
@@ -530,6 +592,81 @@ Test(store, error_row_keeps_status_and_message_with_null_metrics) {
   remove_dir(dir);
 }
 
+/* The agents of one job, read through results: "agent:expansions:searches,..." in agent order. */
+static void agents_of(farm_store *st, const char *key, char *out, size_t n) {
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "SELECT group_concat(x, ',') FROM (SELECT a.agent || ':' || a.expansions || ':' || "
+           "a.searches AS x FROM agent_results AS a JOIN results AS r ON r.id = a.result_id "
+           "WHERE r.job_key = '%s' ORDER BY a.agent)",
+           key);
+  q_text(st, sql, out, n);
+}
+
+Test(store, retry_replacing_an_error_row_writes_its_agents_under_its_own_row) {
+  char dir[256], db[512];
+  make_dir(dir, sizeof dir);
+  path_in(db, sizeof db, dir, "r.db");
+  mapf_grid *g = tiny_grid();
+  /* Jobs 0 and 2 finish; job 1 fails (no agent rows) and gets the id between theirs. */
+  job j[4], failed;
+  for (int i = 0; i < 4; i++) make_job(&j[i], i, g);
+  make_job(&failed, 1, g);
+  memset(&failed.res, 0, sizeof failed.res);
+  failed.res.status = MAPF_STATUS_ERROR;
+  snprintf(failed.res.message, sizeof failed.res.message, "worker crashed");
+  failed.rec.grid = NULL;
+  farm_record first[3] = {j[0].rec, failed.rec, j[2].rec};
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, first, 3);
+  cr_assert_eq(q_int(st, "SELECT count(*) FROM agent_results"), 4);
+  char sql[256];
+  snprintf(sql, sizeof sql, "SELECT id FROM results WHERE job_key = '%s'", j[1].key);
+  int64_t failed_id = q_int(st, sql);
+  cr_assert_gt(failed_id, 0);
+  /* --retry-failed: job 1 runs again and finishes, in a batch after a new job (3), so the last
+   * row inserted is not job 1's. Its agents have their own numbers. */
+  j[1].agent[0].expansions = 91;
+  j[1].agent[1].expansions = 92;
+  j[3].agent[0].expansions = 31;
+  j[3].agent[1].expansions = 32;
+  farm_record retry[2] = {j[3].rec, j[1].rec};
+  put_ok(st, 0, retry, 2);
+  /* Job 1 keeps its row (and id), now finished, and its two agents point at it. */
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 4);
+  cr_expect_eq(q_int(st, sql), failed_id);
+  char t[256];
+  snprintf(sql, sizeof sql, "SELECT status || '|' || message FROM results WHERE job_key = '%s'",
+           j[1].key);
+  q_text(st, sql, t, sizeof t);
+  cr_expect_str_eq(t, "limit|");
+  agents_of(st, j[1].key, t, sizeof t);
+  cr_expect_str_eq(t, "0:91:2,1:92:4");
+  agents_of(st, j[3].key, t, sizeof t);
+  cr_expect_str_eq(t, "0:31:2,1:32:4");
+  agents_of(st, j[0].key, t, sizeof t);
+  cr_expect_str_eq(t, "0:40:2,1:12:4");
+  agents_of(st, j[2].key, t, sizeof t);
+  cr_expect_str_eq(t, "0:40:2,1:12:4");
+  /* Two agents per job, none without its job. */
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results"), 8);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results AS r WHERE (SELECT count(*) FROM "
+                         "agent_results AS a WHERE a.result_id = r.id) <> 2"),
+               0);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results AS a WHERE NOT EXISTS (SELECT 1 "
+                         "FROM results AS r WHERE r.id = a.result_id)"),
+               0);
+  /* A finished row is not replaced again: job 1 put once more keeps its agents. */
+  j[1].agent[0].expansions = 5;
+  put_ok(st, 0, &j[1].rec, 1);
+  agents_of(st, j[1].key, t, sizeof t);
+  cr_expect_str_eq(t, "0:91:2,1:92:4");
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results"), 8);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  remove_dir(dir);
+}
+
 Test(store, agent_rows_have_x_y_from_the_grid) {
   char dir[256], db[512];
   make_dir(dir, sizeof dir);
@@ -593,10 +730,11 @@ Test(store, failure_inside_the_batch_rolls_back_all_of_it) {
   }
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
   /* A trigger makes the third job's second agent row fail. */
-  char sql[256];
+  char sql[320];
   snprintf(sql, sizeof sql,
-           "CREATE TRIGGER boom BEFORE INSERT ON agent_results WHEN NEW.job_key = '%s' AND "
-           "NEW.agent = 1 BEGIN SELECT RAISE(ABORT, 'disk on fire'); END",
+           "CREATE TRIGGER boom BEFORE INSERT ON agent_results WHEN NEW.result_id = (SELECT id "
+           "FROM results WHERE job_key = '%s') AND NEW.agent = 1 BEGIN SELECT RAISE(ABORT, "
+           "'disk on fire'); END",
            j[2].key);
   cr_assert_eq(sqlite3_exec(farm_store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
   char err[512] = "";
