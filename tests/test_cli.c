@@ -438,9 +438,10 @@ Test(cli, failed_jobs_are_recorded_and_retry_failed_runs_them_again) {
  * MAPFARM_MAPS). */
 Test(cli, every_shipped_plan_expands) {
   REQUIRE_MAPS(maps);
-  const char *plans[] = {"quick.yaml", "bench-tiny.yaml", "bmaa-paper.yaml"};
-  const long long jobs[] = {240, 100000, 14400};
-  for (int i = 0; i < 3; i++) {
+  const char *plans[] = {"quick.yaml",           "bench-tiny.yaml",      "bmaa-paper.yaml",
+                         "bmaa-paper-small.yaml", "bmaa-paper-whca.yaml", "bmaa-sweep.yaml"};
+  const long long jobs[] = {240, 100000, 14400, 1200, 2400, 7200};
+  for (int i = 0; i < 6; i++) {
     char *out, *err;
     int rc = mapfarm(&out, &err, "expand '%s/configs/%s' --maps '%s'", MAPFARM_SOURCE_DIR,
                      plans[i], maps);
@@ -449,4 +450,41 @@ Test(cli, every_shipped_plan_expands) {
     free(out);
     free(err);
   }
+}
+
+/* configs/bmaa-paper-small.yaml promises that its jobs are jobs of configs/bmaa-paper.yaml
+ * (same seed, maps, parameters and limits), so a later full run into its database skips them. */
+Test(cli, the_small_paper_plan_is_a_subset_of_the_full_one) {
+  REQUIRE_MAPS(maps);
+  char *full, *small, *err;
+  cr_assert_eq(mapfarm(&full, &err, "expand '%s/configs/bmaa-paper.yaml' --list --maps '%s'",
+                       MAPFARM_SOURCE_DIR, maps),
+               0, "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(&small, &err,
+                       "expand '%s/configs/bmaa-paper-small.yaml' --list --maps '%s'",
+                       MAPFARM_SOURCE_DIR, maps),
+               0, "%s", err);
+  free(err);
+  /* Every row of the small list after the header ("key\t...") appears in the full list. */
+  const char *p = strstr(small, "\nkey\t");
+  cr_assert_not_null(p);
+  p = strchr(p + 1, '\n');
+  int rows = 0;
+  while (p && p[1]) {
+    p++;
+    const char *end = strchr(p, '\n');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    char row[2048];
+    cr_assert_lt(len + 2, sizeof row);
+    row[0] = '\n';
+    memcpy(row + 1, p, len);
+    row[len + 1] = '\0';
+    cr_assert_not_null(strstr(full, row), "not in the full plan: %s", row + 1);
+    rows++;
+    p = end;
+  }
+  cr_assert_eq(rows, 1200);
+  free(full);
+  free(small);
 }
