@@ -40,6 +40,9 @@ void mapf_grid_free(mapf_grid *g) {
   free(g->moves);
   free(g->component);
   free(g->component_size);
+  free(g->usable);
+  free(g->usable_by_comp);
+  free(g->usable_off);
   free(g->name);
   mapf_flow_free(atomic_load(&g->flow));
   free(g);
@@ -123,6 +126,34 @@ int mapf_grid_finish(mapf_grid *g) {
   g->ncomponents = ncomp;
   free(stack);
 
+  /* Usable cells, in id order and grouped by component (a counting sort). */
+  free(g->usable);
+  free(g->usable_by_comp);
+  free(g->usable_off);
+  g->nusable = 0;
+  for (int32_t c = 0; c < ncomp; c++)
+    if (g->component_size[c] >= 2) g->nusable += g->component_size[c];
+  g->usable = malloc((size_t)(g->nusable ? g->nusable : 1) * sizeof *g->usable);
+  g->usable_by_comp = malloc((size_t)(g->nusable ? g->nusable : 1) * sizeof *g->usable_by_comp);
+  g->usable_off = calloc((size_t)ncomp + 1, sizeof *g->usable_off);
+  if (!g->usable || !g->usable_by_comp || !g->usable_off) return MAPF_ENOMEM;
+  int32_t k = 0;
+  for (int32_t id = 0; id < n; id++) {
+    int32_t c = g->component[id];
+    if (c >= 0 && g->component_size[c] >= 2) {
+      g->usable[k++] = id;
+      g->usable_off[c + 1]++;
+    }
+  }
+  for (int32_t c = 0; c < ncomp; c++) g->usable_off[c + 1] += g->usable_off[c];
+  for (int32_t i = 0, c; i < k; i++) {
+    c = g->component[g->usable[i]];
+    /* usable_off[c] is advanced as the component fills, then moved back below. */
+    g->usable_by_comp[g->usable_off[c]++] = g->usable[i];
+  }
+  for (int32_t c = ncomp; c > 0; c--) g->usable_off[c] = g->usable_off[c - 1];
+  g->usable_off[0] = 0;
+
   /* Content hash: dimensions then passability, so the same map under two names is one map. */
   uint64_t h = mapf_hash64(&g->width, sizeof g->width, (uint64_t)g->height);
   g->hash = mapf_hash64(g->passable, (size_t)n, h);
@@ -138,7 +169,10 @@ double mapf_euclid(const mapf_grid *g, int32_t a, int32_t b) {
 int mapf_grid_dir(const mapf_grid *g, int32_t a, int32_t b) {
   int32_t dx = mapf_grid_x(g, b) - mapf_grid_x(g, a);
   int32_t dy = mapf_grid_y(g, b) - mapf_grid_y(g, a);
-  for (int d = 0; d < 8; d++)
-    if (mapf_dir_dx[d] == dx && mapf_dir_dy[d] == dy) return d;
-  return -1;
+  if (dx < -1 || dx > 1 || dy < -1 || dy > 1) return -1;
+  /* The direction of each (dx, dy) in [-1, 1]^2, row-major from (-1, -1), per mapf_dir_dx
+   * and mapf_dir_dy above (NW N NE / W - E / SW S SE); -1 for no move. test_grid checks it
+   * against those tables. */
+  static const int8_t dir_of[9] = {7, 0, 4, 3, -1, 1, 6, 2, 5};
+  return dir_of[(dy + 1) * 3 + (dx + 1)];
 }

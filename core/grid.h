@@ -48,6 +48,12 @@ typedef struct mapf_grid {
   int32_t *component;  /* connected-component id per cell, -1 for blocked cells */
   int32_t ncomponents;
   int32_t *component_size; /* ncomponents entries */
+  /* The usable cells (passable cells of components with two or more cells, where an agent can
+   * start and have a goal): in id order, and again grouped by component (id order within
+   * each, component c at usable_by_comp[usable_off[c] .. usable_off[c + 1] - 1]). Made once
+   * here so the scenario generator of every job copies them instead of scanning the map. */
+  int32_t *usable, *usable_by_comp, *usable_off;
+  int32_t nusable;
   int32_t offset[8];   /* id offset of each direction: dy * width + dx */
   uint64_t hash;       /* content hash of width, height and passability (not the name) */
   char *name;          /* file name without directories, or a generated name */

@@ -188,55 +188,40 @@ int mapf_instance_from_scen(const mapf_scen *s, const mapf_grid *g, int32_t firs
  * there is no rejection loop). The only dead end is the last agent of a component whose
  * remaining cell is its own start (n equals the component's size): it then swaps with a
  * uniformly chosen earlier agent j of that component (i takes j's goal, j takes i's start),
- * which keeps every rule. O(npassable + n) time and memory, a fixed number of draws. */
+ * which keeps every rule. O(npassable + n) time and memory (two copies of the grid's list of
+ * usable cells), a fixed number of draws. */
 int mapf_scengen_random(const mapf_grid *g, int32_t n, uint64_t seed, mapf_instance **out,
                         mapf_diag *d) {
   if (n < 1)
     return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "agents: expected an integer >= 1, found %d",
                          (int)n);
   int32_t nc = g->ncomponents;
-  int64_t usable = 0;
-  for (int32_t c = 0; c < nc; c++)
-    if (g->component_size[c] >= 2) usable += g->component_size[c];
+  int64_t usable = g->nusable;
   if (n > usable)
     return mapf_diag_set(d, MAPF_ENOSPACE, NULL, 0, 0,
                          "map %s has %lld passable cells in components of 2 or more; cannot "
                          "place %d agents",
                          g->name, (long long)usable, (int)n);
 
+  /* The grid lists the usable cells in id order and grouped by component (grid.h); both
+   * copies are shuffled in place below. */
   mapf_instance *inst = mapf_instance_new(n);
   int32_t *cand = malloc((size_t)usable * sizeof *cand);      /* usable cells, id order */
   int32_t *pool = malloc((size_t)usable * sizeof *pool);      /* usable cells by component */
-  int32_t *off = calloc((size_t)nc + 1, sizeof *off);         /* pool offset per component */
+  const int32_t *off = g->usable_off;                         /* pool offset per component */
   int32_t *taken = calloc((size_t)nc, sizeof *taken);         /* goals taken per component */
   int32_t *aoff = calloc((size_t)nc + 1, sizeof *aoff);       /* agent list offset per comp */
   int32_t *agents = malloc((size_t)n * sizeof *agents);       /* processed agents by comp */
   int32_t *aseen = calloc((size_t)nc, sizeof *aseen);         /* processed agents per comp */
   uint8_t *is_goal = calloc((size_t)g->ncells, 1);
   int err = MAPF_OK;
-  if (!inst || !cand || !pool || !off || !taken || !aoff || !agents || !aseen || !is_goal) {
+  if (!inst || !cand || !pool || !taken || !aoff || !agents || !aseen || !is_goal) {
     err = mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
     goto done;
   }
-
-  /* Usable cells, in id order and grouped by component (counting sort). */
-  int32_t k = 0;
-  for (int32_t id = 0; id < g->ncells; id++) {
-    int32_t c = g->component[id];
-    if (c >= 0 && g->component_size[c] >= 2) {
-      cand[k++] = id;
-      off[c + 1]++;
-    }
-  }
-  for (int32_t c = 0; c < nc; c++) off[c + 1] += off[c];
-  {
-    int32_t *fill = taken; /* borrow: reset below */
-    for (int32_t i = 0; i < k; i++) {
-      int32_t c = g->component[cand[i]];
-      pool[off[c] + fill[c]++] = cand[i];
-    }
-    memset(taken, 0, (size_t)nc * sizeof *taken);
-  }
+  int32_t k = (int32_t)usable;
+  memcpy(cand, g->usable, (size_t)usable * sizeof *cand);
+  memcpy(pool, g->usable_by_comp, (size_t)usable * sizeof *pool);
 
   mapf_rng r;
   mapf_rng_seed(&r, seed);
@@ -291,7 +276,6 @@ done:
   mapf_instance_free(inst);
   free(cand);
   free(pool);
-  free(off);
   free(taken);
   free(aoff);
   free(agents);

@@ -402,3 +402,56 @@ Test(grid, loads_every_movingai_map_with_manifest_counts, .timeout = 600) {
     cr_assert(rows[r].seen, "MANIFEST.tsv lists %s but it was not found", rows[r].key);
   cr_log_info("loaded %d maps, %d checked against MANIFEST.tsv", w.nmaps, w.nchecked);
 }
+
+/* ---- derived tables ------------------------------------------------------------------- */
+
+/* mapf_grid_dir inverts mapf_dir_dx/dy for every cell and direction, and is -1 otherwise. */
+Test(grid, dir_of_two_cells_inverts_the_direction_tables) {
+  mapf_grid *g = mapf_grid_new(5, 5, "five");
+  cr_assert_not_null(g);
+  memset(g->passable, 1, (size_t)g->ncells);
+  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
+  int32_t c = mapf_grid_id(g, 2, 2);
+  for (int d = 0; d < 8; d++)
+    cr_expect_eq(mapf_grid_dir(g, c, mapf_grid_id(g, 2 + mapf_dir_dx[d], 2 + mapf_dir_dy[d])), d);
+  cr_expect_eq(mapf_grid_dir(g, c, c), -1);
+  cr_expect_eq(mapf_grid_dir(g, c, mapf_grid_id(g, 4, 2)), -1);
+  cr_expect_eq(mapf_grid_dir(g, c, mapf_grid_id(g, 0, 0)), -1);
+  mapf_grid_free(g);
+}
+
+/* The usable cells: passable cells of components of two or more cells, in id order, and the
+ * same cells grouped by component with offsets. A random map has many small components. */
+Test(grid, usable_cells_are_the_components_of_two_or_more_grouped) {
+  mapf_rng r;
+  mapf_rng_seed(&r, 12);
+  mapf_grid *g = mapf_grid_new(40, 30, "random");
+  cr_assert_not_null(g);
+  for (int32_t i = 0; i < g->ncells; i++) g->passable[i] = mapf_rng_below(&r, 100) < 55;
+  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
+  int32_t n = 0, singles = 0;
+  for (int32_t id = 0; id < g->ncells; id++) {
+    int32_t c = g->component[id];
+    if (c < 0) continue;
+    if (g->component_size[c] < 2) {
+      singles++;
+      continue;
+    }
+    cr_assert_lt(n, g->nusable);
+    cr_expect_eq(g->usable[n++], id);
+  }
+  cr_expect_eq(n, g->nusable);
+  cr_expect_gt(singles, 0, "the map should have one-cell components to leave out");
+  cr_expect_eq(g->usable_off[0], 0);
+  cr_expect_eq(g->usable_off[g->ncomponents], g->nusable);
+  for (int32_t c = 0; c < g->ncomponents; c++) {
+    int32_t lo = g->usable_off[c], hi = g->usable_off[c + 1];
+    cr_expect_eq(hi - lo, g->component_size[c] >= 2 ? g->component_size[c] : 0, "component %d",
+                 (int)c);
+    for (int32_t i = lo; i < hi; i++) {
+      cr_expect_eq(g->component[g->usable_by_comp[i]], c);
+      if (i > lo) cr_expect_lt(g->usable_by_comp[i - 1], g->usable_by_comp[i]);
+    }
+  }
+  mapf_grid_free(g);
+}
