@@ -488,3 +488,71 @@ Test(cli, the_small_paper_plan_is_a_subset_of_the_full_one) {
   free(full);
   free(small);
 }
+
+/* Checks that path holds a PNG image (its 8-byte signature) of some size. */
+static void expect_png(const char *path) {
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "%s was not written", path);
+  unsigned char sig[8] = {0};
+  size_t got = fread(sig, 1, sizeof sig, f);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fclose(f);
+  static const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  cr_assert(got == 8 && memcmp(sig, png, 8) == 0, "%s is not a PNG", path);
+  cr_assert_gt(size, 2000, "%s: %ld bytes", path, size);
+}
+
+/* The plot tools: each writes the CSV of the report it plots (identical to `mapfarm report
+ * --format csv` with its dimensions) and a PNG made by gnuplot. gnuplot is a package of
+ * `make test` (Makefile); without it the test says so and, under CI=true, fails. */
+Test(cli, plot_tools_write_the_report_csv_and_a_png) {
+  if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    if (test_in_ci()) cr_assert_fail("gnuplot is not installed; CI=true requires it");
+    cr_skip_test("gnuplot is not installed (apt-get install gnuplot-nox)");
+  }
+  char plan[512], db[512], base[512], cmd[4096], *out, *err;
+  plan_path(plan, sizeof plan, "small.yaml");
+  snprintf(db, sizeof db, "%s/p.db", tmpdir);
+  cr_assert_eq(mapfarm(&out, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(out);
+  free(err);
+
+  snprintf(base, sizeof base, "%s/fig", tmpdir);
+  snprintf(cmd, sizeof cmd, "MAPFARM='%s' '%s/tools/plot-agents.sh' '%s' '%s' >/dev/null",
+           MAPFARM_BINARY, MAPFARM_SOURCE_DIR, db, base);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  cr_assert_eq(mapfarm(&out, &err, "report --db '%s' completion-rate --rows agents --format csv",
+                       db),
+               0, "%s", err);
+  char path[600];
+  snprintf(path, sizeof path, "%s.csv", base);
+  char *csv = slurp(path);
+  cr_expect_str_eq(csv, out);
+  cr_expect(strncmp(csv, "Agents,BMAA*,BMAA*-f,Overall\n5,", 31) == 0, "%s", csv);
+  free(csv);
+  free(out);
+  free(err);
+  snprintf(path, sizeof path, "%s.png", base);
+  expect_png(path);
+
+  snprintf(base, sizeof base, "%s/heat", tmpdir);
+  snprintf(cmd, sizeof cmd,
+           "MAPFARM='%s' '%s/tools/plot-heatmap.sh' '%s' '%s' travel-distance agents "
+           "param:push --mark true,20 >/dev/null",
+           MAPFARM_BINARY, MAPFARM_SOURCE_DIR, db, base);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  snprintf(path, sizeof path, "%s.csv", base);
+  csv = slurp(path);
+  cr_expect(strncmp(csv, "Agents,false,true,Overall\n5,", 28) == 0, "%s", csv);
+  free(csv);
+  snprintf(path, sizeof path, "%s.png", base);
+  expect_png(path);
+
+  /* A cell that is not in the table is an error, not a picture without its frame. */
+  snprintf(cmd, sizeof cmd,
+           "MAPFARM='%s' '%s/tools/plot-heatmap.sh' '%s' '%s/bad' completion-rate agents "
+           "param:push --mark maybe,20 >/dev/null 2>&1",
+           MAPFARM_BINARY, MAPFARM_SOURCE_DIR, db, tmpdir);
+  cr_expect_neq(system(cmd), 0);
+}
