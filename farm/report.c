@@ -1,8 +1,10 @@
 /* report.c: the paper-style result tables of `mapfarm report` (seed 001 Tables I-III).
  *
  * A table has a row per map and a column per label (the display name of an algorithm with its
- * parameters), in the order they first appear in the database, which is the order the plan
- * produced them. The Overall column is the mean over every job of a map, the Overall row the
+ * parameters), in the order they first appear in the database: by the run that first wrote
+ * them, then by position in that run's plan, so the order is the plan's whichever thread
+ * finished first, and a second plan run into the same database (WHCA* beside the paper's six
+ * algorithms) adds its labels after the first plan's. The Overall column is the mean over every job of a map, the Overall row the
  * mean over every job of a label, and the corner the mean over every job: means over jobs, not
  * means of cells, as in the paper. Error jobs have no metrics and are left out; the title line
  * says how many. One SQL query groups the jobs by map and label; the rest is done here. */
@@ -182,8 +184,9 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
     return -1;
   }
   snprintf(sql, len,
-           "SELECT r, c, min(plan_index), sum(status <> 'error'), sum(status = 'error'), "
-           "sum(v), count(v) FROM (SELECT plan_index, %s AS r, %s AS c, status, CASE WHEN "
+           "SELECT r, c, min(coalesce(run_id, 0) * 4294967296 + plan_index), "
+           "sum(status <> 'error'), sum(status = 'error'), "
+           "sum(v), count(v) FROM (SELECT run_id, plan_index, %s AS r, %s AS c, status, CASE WHEN "
            "status <> 'error' THEN %s END AS v FROM results WHERE (?1 <= 0 OR agents <= ?1) "
            "AND (%s\n)) GROUP BY r, c",
            rows, cols, def->column, where);

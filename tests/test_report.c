@@ -364,3 +364,38 @@ Test(report, names_list_is_null_terminated) {
   cr_expect_eq(n, 3);
   cr_expect_str_eq(farm_report_names[0], "completion-rate");
 }
+
+/* Labels and maps come in the order of the run that first wrote them, then of the plan: a
+ * second plan run into a database (WHCA* after the paper's algorithms) adds columns at the
+ * end even though its plan positions are smaller. */
+Test(report, a_later_runs_labels_come_after_the_first_runs) {
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, paper_rows, 0);
+  static const struct {
+    int64_t run;
+    int64_t index;
+    const char *label;
+    double rate;
+  } jobs[] = {{2, 0, "WHCA*", 1.0}, {1, 7, "BMAA*", 0.5}, {1, 8, "FAR", 0.25}};
+  for (int32_t i = 0; i < 3; i++) {
+    char text[32], key[33], err[512] = "";
+    snprintf(text, sizeof text, "run job %d", (int)i);
+    mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), key);
+    mapf_result res;
+    memset(&res, 0, sizeof res);
+    res.status = MAPF_STATUS_LIMIT;
+    res.limit = MAPF_LIMIT_STEPS;
+    res.completion_rate = jobs[i].rate;
+    farm_record rec = {.job_key = key, .map = "m", .generator = "random", .agents = 10,
+                       .instance = 0, .algorithm = "a", .label = jobs[i].label, .params = "{}",
+                       .plan_index = jobs[i].index, .res = &res};
+    cr_assert_eq(farm_store_put(st, jobs[i].run, &rec, 1, err, sizeof err), 0, "%s", err);
+  }
+  expect_report(st, "completion-rate", FARM_FORMAT_CSV, 0,
+                "Map,BMAA*,FAR,WHCA*,Overall\n"
+                "m,50,25,100,58\n"
+                "Overall,50,25,100,58\n");
+  farm_store_close(st);
+  remove_dir(dir);
+}
