@@ -424,7 +424,7 @@ static int cmd_report(int argc, char **argv) {
   }
   if (!db) return bad_usage("%s needs --db FILE", "report");
   if (!name) return bad_usage("%s needs a report name (completion-rate, completion-time, "
-                              "travel-distance)", "report");
+                              "travel-distance, completion-seconds)", "report");
   char err[1024];
   farm_store *st = NULL;
   if (farm_store_open(db, FARM_STORE_READONLY, &st, err, sizeof err) < 0) {

@@ -24,7 +24,7 @@ typedef struct farm_report_opts {
 int farm_report_check_dim(const char *dim, char *err, size_t errlen);
 
 /* Names of the reports, NULL-terminated: "completion-rate", "completion-time",
- * "travel-distance". */
+ * "travel-distance", "completion-seconds". */
 extern const char *const farm_report_names[];
 
 /* Writes report `name` to out. Returns 0, or -1 with err (unknown name: the message lists the

@@ -344,7 +344,8 @@ Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
   cr_expect_eq(report_str(st, "completion-rat", FARM_FORMAT_TEXT, 0, &text, err, sizeof err),
                -1);
   cr_expect_str_eq(err, "unknown report \"completion-rat\"; did you mean \"completion-rate\"? "
-                        "Reports: completion-rate, completion-time, travel-distance");
+                        "Reports: completion-rate, completion-time, travel-distance, "
+                        "completion-seconds");
   free(text);
   cr_expect_eq(report_str(st, "travle-distance", FARM_FORMAT_TEXT, 0, &text, err, sizeof err),
                -1);
@@ -352,7 +353,7 @@ Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
   free(text);
   cr_expect_eq(report_str(st, "speed", FARM_FORMAT_TEXT, 0, &text, err, sizeof err), -1);
   cr_expect_str_eq(err, "unknown report \"speed\"; reports: completion-rate, completion-time, "
-                        "travel-distance");
+                        "travel-distance, completion-seconds");
   free(text);
   farm_store_close(st);
   remove_dir(dir);
@@ -361,7 +362,7 @@ Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
 Test(report, names_list_is_null_terminated) {
   int n = 0;
   while (farm_report_names[n]) n++;
-  cr_expect_eq(n, 3);
+  cr_expect_eq(n, 4);
   cr_expect_str_eq(farm_report_names[0], "completion-rate");
 }
 
@@ -396,6 +397,35 @@ Test(report, a_later_runs_labels_come_after_the_first_runs) {
                 "Map,BMAA*,FAR,WHCA*,Overall\n"
                 "m,50,25,100,58\n"
                 "Overall,50,25,100,58\n");
+  farm_store_close(st);
+  remove_dir(dir);
+}
+
+/* completion-seconds: Table II's own unit, three decimals (runs here take milliseconds). */
+Test(report, completion_seconds_has_three_decimals) {
+  char dir[256];
+  make_dir(dir, sizeof dir);
+  farm_store *st = make_db(dir, paper_rows, 0);
+  const double secs[] = {0.0625, 0.125, 2.0};
+  for (int32_t i = 0; i < 3; i++) {
+    char text[32], key[33], err[512] = "";
+    snprintf(text, sizeof text, "seconds job %d", (int)i);
+    mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), key);
+    mapf_result res;
+    memset(&res, 0, sizeof res);
+    res.status = MAPF_STATUS_OK;
+    res.completion_rate = 1.0;
+    res.mean_completion_seconds_capped = secs[i];
+    farm_record rec = {.job_key = key, .map = "m", .generator = "random", .agents = 10,
+                       .instance = i, .algorithm = "a", .label = i < 2 ? "A" : "B",
+                       .params = "{}", .plan_index = i, .res = &res};
+    cr_assert_eq(farm_store_put(st, 0, &rec, 1, err, sizeof err), 0, "%s", err);
+  }
+  /* A: (0.0625 + 0.125) / 2 = 0.09375 -> 0.094; Overall 2.1875 / 3 = 0.729. */
+  expect_report(st, "completion-seconds", FARM_FORMAT_CSV, 0,
+                "Map,A,B,Overall\n"
+                "m,0.094,2.000,0.729\n"
+                "Overall,0.094,2.000,0.729\n");
   farm_store_close(st);
   remove_dir(dir);
 }

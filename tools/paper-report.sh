@@ -6,6 +6,8 @@
 #   table2.md, table2.csv   completion time (steps; unfinished agents count as the step
 #                           limit), instances with at most 200 agents, as the paper did
 #   table3.md, table3.csv   travel distance, instances with at most 200 agents
+#   table2s.md, table2s.csv completion time in wall-clock seconds (Table II's unit; depends on
+#                           the machine), at most 200 agents
 #   fig2.csv, fig2.png      completion rate against the number of agents (gnuplot)
 #
 #   tools/paper-report.sh DB OUTDIR
@@ -26,5 +28,6 @@ table() { # NAME REPORT [OPTIONS...]
 table table1 completion-rate
 table table2 completion-time --max-agents 200
 table table3 travel-distance --max-agents 200
+table table2s completion-seconds --max-agents 200
 MAPFARM=$bin "$here/plot-agents.sh" "$db" "$dir/fig2" completion-rate >/dev/null
 echo "wrote $dir/table1.md, table2.md, table3.md (and .csv), fig2.csv, fig2.png"
