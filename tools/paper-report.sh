@@ -30,4 +30,4 @@ table table2 completion-time --max-agents 200
 table table3 travel-distance --max-agents 200
 table table2s completion-seconds --max-agents 200
 MAPFARM=$bin "$here/plot-agents.sh" "$db" "$dir/fig2" completion-rate >/dev/null
-echo "wrote $dir/table1.md, table2.md, table3.md (and .csv), fig2.csv, fig2.png"
+echo "wrote $dir/table1.md, table2.md, table2s.md, table3.md (and .csv), fig2.csv, fig2.png"
