@@ -49,56 +49,33 @@ static mapf_instance *instance_of(const mapf_grid *g, int n, const int *xy) {
   return inst;
 }
 
-/* Checks, independently of the simulator, after every step: every move is legal (a wait or one
- * legal grid move), no two agents share a cell, no two agents swapped. Also counts each agent's
- * direction changes. */
+/* The shared step checker (testutil.h), and each agent's direction changes. */
 typedef struct watcher {
-  const mapf_grid *g;
-  int32_t *prev;
-  int32_t *cell; /* per cell: the agent seen there this step + 1 */
+  test_step_checker check;
   int8_t *dir;   /* per agent: direction of its last move, -1 */
   int32_t *turns;
-  int64_t steps;
-  int violations;
 } watcher;
 
 static void watch(void *ud, int64_t t, const int32_t *pos, int32_t n) {
   watcher *w = ud;
-  if (!w->prev) {
-    w->prev = calloc((size_t)n, sizeof *w->prev);
-    w->cell = calloc((size_t)w->g->ncells, sizeof *w->cell);
+  if (!w->dir) {
     w->dir = malloc((size_t)n);
     memset(w->dir, -1, (size_t)n);
     w->turns = calloc((size_t)n, sizeof *w->turns);
   }
-  for (int32_t a = 0; a < n; a++) {
-    if (w->cell[pos[a]]) w->violations++;
-    w->cell[pos[a]] = a + 1;
+  /* Before the checker updates its previous positions. */
+  for (int32_t a = 0; t > 0 && a < n; a++) {
+    int32_t from = w->check.prev[a], to = pos[a];
+    if (from == to) continue;
+    int d = mapf_grid_dir(w->check.g, from, to);
+    if (w->dir[a] >= 0 && w->dir[a] != d) w->turns[a]++;
+    w->dir[a] = (int8_t)d;
   }
-  for (int32_t a = 0; a < n; a++) w->cell[pos[a]] = 0;
-  if (t > 0) {
-    for (int32_t a = 0; a < n; a++) {
-      int32_t from = w->prev[a], to = pos[a];
-      if (from == to) continue;
-      int d = mapf_grid_dir(w->g, from, to);
-      if (d < 0 || !(w->g->moves[from] >> d & 1)) w->violations++;
-      if (w->dir[a] >= 0 && w->dir[a] != d) w->turns[a]++;
-      w->dir[a] = (int8_t)d;
-    }
-    for (int32_t a = 0; a < n; a++) w->cell[w->prev[a]] = a + 1;
-    for (int32_t a = 0; a < n; a++) {
-      int32_t b = w->cell[pos[a]] - 1;
-      if (b >= 0 && b != a && pos[b] == w->prev[a]) w->violations++;
-    }
-    for (int32_t a = 0; a < n; a++) w->cell[w->prev[a]] = 0;
-  }
-  memcpy(w->prev, pos, (size_t)n * sizeof *pos);
-  w->steps = t;
+  test_step_check(&w->check, t, pos, n);
 }
 
 static void watcher_free(watcher *w) {
-  free(w->prev);
-  free(w->cell);
+  test_step_checker_free(&w->check);
   free(w->dir);
   free(w->turns);
 }
@@ -129,22 +106,22 @@ static void run_far(const mapf_grid *g, const mapf_instance *inst, run_opts o, m
   cfg.limits.expansions = o.budget;
   cfg.execution = o.exec;
   cfg.seed = 7;
-  watcher w = {g, NULL, NULL, NULL, NULL, 0, 0};
+  watcher w = {{g, NULL, NULL, 0, 0}, NULL, NULL};
   cfg.on_step = watch;
   cfg.ud = &w;
   mapf_workspace *ws = mapf_workspace_new();
   mapf_diag d = {0};
   cr_assert_eq(mapf_run(ws, &cfg, res, &d), MAPF_OK, "%s", d.msg);
   mapf_workspace_free(ws);
-  cr_assert_eq(w.violations, 0, "%s: %d illegal moves, shared cells or swaps", o.algo,
-               w.violations);
-  cr_assert_eq(w.steps, res->steps);
+  cr_assert_eq(w.check.violations, 0, "%s: %lld illegal moves, shared cells or swaps", o.algo,
+               (long long)w.check.violations);
+  cr_assert_eq(w.check.steps, res->steps);
   int completed = 0;
   double dist = 0;
   int64_t searches = 0, expansions = 0;
   for (int32_t a = 0; a < res->agents; a++) {
     const mapf_agent_result *ar = &res->agent[a];
-    cr_assert_eq(ar->final, w.prev[a], "final position of agent %d", a);
+    cr_assert_eq(ar->final, w.check.prev[a], "final position of agent %d", a);
     cr_assert_eq(ar->reached, ar->final == inst->goal[a]);
     completed += ar->reached;
     dist += ar->travel_distance;

@@ -147,43 +147,16 @@ Test(rra, a_cell_of_another_component_is_infinitely_far) {
 
 /* Checks, independently of the simulator, after every step: every move is legal (a wait or one
  * legal grid move), no two agents share a cell, no two agents swapped. Records the positions. */
+/* The shared step checker (testutil.h), and optionally every step's positions. */
 typedef struct watcher {
-  const mapf_grid *g;
-  int32_t *prev;
-  int32_t *cell; /* per cell: the agent seen there this step + 1 */
-  int64_t steps;
-  int violations;
+  test_step_checker check;
   int32_t **track; /* when not NULL: track[t] = positions at t, for t < track_len */
   int64_t track_len;
 } watcher;
 
 static void watch(void *ud, int64_t t, const int32_t *pos, int32_t n) {
   watcher *w = ud;
-  if (!w->prev) {
-    w->prev = calloc((size_t)n, sizeof *w->prev);
-    w->cell = calloc((size_t)w->g->ncells, sizeof *w->cell);
-  }
-  for (int32_t a = 0; a < n; a++) {
-    if (w->cell[pos[a]]) w->violations++;
-    w->cell[pos[a]] = a + 1;
-  }
-  for (int32_t a = 0; a < n; a++) w->cell[pos[a]] = 0;
-  if (t > 0) {
-    for (int32_t a = 0; a < n; a++) {
-      int32_t from = w->prev[a], to = pos[a];
-      if (from == to) continue;
-      int d = mapf_grid_dir(w->g, from, to);
-      if (d < 0 || !(w->g->moves[from] >> d & 1)) w->violations++;
-    }
-    for (int32_t a = 0; a < n; a++) w->cell[w->prev[a]] = a + 1;
-    for (int32_t a = 0; a < n; a++) {
-      int32_t b = w->cell[pos[a]] - 1;
-      if (b >= 0 && b != a && pos[b] == w->prev[a]) w->violations++;
-    }
-    for (int32_t a = 0; a < n; a++) w->cell[w->prev[a]] = 0;
-  }
-  memcpy(w->prev, pos, (size_t)n * sizeof *pos);
-  w->steps = t;
+  test_step_check(&w->check, t, pos, n);
   if (w->track && t < w->track_len) {
     w->track[t] = malloc((size_t)n * sizeof *pos);
     memcpy(w->track[t], pos, (size_t)n * sizeof *pos);
@@ -227,15 +200,16 @@ static void run_whca_tracked(const mapf_grid *g, const mapf_instance *inst, whca
   cfg.limits.seconds = o.seconds;
   cfg.execution = o.exec;
   cfg.seed = 7;
-  watcher w = {g, NULL, NULL, 0, 0, track, track_len};
+  watcher w = {{g, NULL, NULL, 0, 0}, track, track_len};
   cfg.on_step = watch;
   cfg.ud = &w;
   mapf_workspace *ws = mapf_workspace_new();
   mapf_diag d = {0};
   cr_assert_eq(mapf_run(ws, &cfg, res, &d), MAPF_OK, "%s", d.msg);
   mapf_workspace_free(ws);
-  cr_assert_eq(w.violations, 0, "%d illegal moves, shared cells or swaps", w.violations);
-  cr_assert_eq(w.steps, res->steps);
+  cr_assert_eq(w.check.violations, 0, "%lld illegal moves, shared cells or swaps",
+               (long long)w.check.violations);
+  cr_assert_eq(w.check.steps, res->steps);
   if (res->limit != MAPF_LIMIT_SECONDS)
     cr_assert_eq(res->failed_moves, 0, "the executor refused %lld planned moves",
                  (long long)res->failed_moves);
@@ -243,7 +217,7 @@ static void run_whca_tracked(const mapf_grid *g, const mapf_instance *inst, whca
   int64_t searches = 0;
   for (int32_t a = 0; a < res->agents; a++) {
     const mapf_agent_result *ar = &res->agent[a];
-    cr_assert_eq(ar->final, w.prev[a], "final position of agent %d", a);
+    cr_assert_eq(ar->final, w.check.prev[a], "final position of agent %d", a);
     cr_assert_eq(ar->reached, ar->final == inst->goal[a]);
     completed += ar->reached;
     searches += ar->searches;
@@ -254,8 +228,7 @@ static void run_whca_tracked(const mapf_grid *g, const mapf_instance *inst, whca
   cr_assert_eq(res->searches, searches);
   cr_assert_eq(res->pushes, 0, "WHCA* never pushes");
   cr_assert_eq(res->status == MAPF_STATUS_OK, completed == res->agents);
-  free(w.prev);
-  free(w.cell);
+  test_step_checker_free(&w.check);
 }
 
 static void run_whca(const mapf_grid *g, const mapf_instance *inst, whca_opts o,

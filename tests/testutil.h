@@ -12,54 +12,6 @@
 
 #ifndef MAPFARM_SOURCE_DIR
 #define MAPFARM_SOURCE_DIR "."
-/* An independent check of every step of a run (mapf_run_config.on_step): no two agents on
- * one cell, every move a legal move of the grid (a diagonal needs both cardinal cells beside
- * it), no two agents swapping cells. Counts violations instead of asserting, so a caller can
- * say which run broke a rule. */
-typedef struct test_step_checker {
-  const mapf_grid *g;
-  int32_t *prev, *cell;
-  int64_t steps;
-  int64_t violations;
-} test_step_checker;
-
-static inline void test_step_check(void *ud, int64_t t, const int32_t *pos, int32_t n) {
-  test_step_checker *w = ud;
-  if (!w->prev) {
-    w->prev = calloc((size_t)n, sizeof *w->prev);
-    w->cell = calloc((size_t)w->g->ncells, sizeof *w->cell);
-    if (!w->prev || !w->cell) abort();
-  }
-  for (int32_t a = 0; a < n; a++) {
-    if (w->cell[pos[a]]) w->violations++; /* two agents on one cell */
-    w->cell[pos[a]] = a + 1;
-  }
-  for (int32_t a = 0; a < n; a++) w->cell[pos[a]] = 0;
-  if (t > 0) {
-    for (int32_t a = 0; a < n; a++) {
-      int32_t from = w->prev[a], to = pos[a];
-      if (from == to) continue;
-      int d = mapf_grid_dir(w->g, from, to);
-      if (d < 0 || !(w->g->moves[from] >> d & 1)) w->violations++;
-    }
-    /* A swap: agent b now stands where a was, and a where b was. */
-    for (int32_t a = 0; a < n; a++) w->cell[w->prev[a]] = a + 1;
-    for (int32_t a = 0; a < n; a++) {
-      int32_t b = w->cell[pos[a]] - 1;
-      if (b >= 0 && b != a && pos[b] == w->prev[a]) w->violations++;
-    }
-    for (int32_t a = 0; a < n; a++) w->cell[w->prev[a]] = 0;
-  }
-  memcpy(w->prev, pos, (size_t)n * sizeof *pos);
-  w->steps = t;
-}
-
-static inline void test_step_checker_free(test_step_checker *w) {
-  free(w->prev);
-  free(w->cell);
-  w->prev = w->cell = NULL;
-}
-
 #endif
 
 /* The MovingAI data of ../shared (MAPFARM_MAPS, else ../shared/movingai beside the source
