@@ -213,22 +213,31 @@ Test(report, max_agents_keeps_small_instances_only) {
 
 /* ---- other rows and columns, filters ------------------------------------------------------ */
 
+/* Stores one job: rec with its key made from key_text and res as its result; run is the run
+ * id (0: none). */
+static void put_job(farm_store *st, int64_t run, const char *key_text, farm_record rec,
+                    mapf_result *res) {
+  char key[33], err[512] = "";
+  mapf_hash128_hex(mapf_hash128_of(key_text, strlen(key_text)), key);
+  rec.job_key = key;
+  rec.res = res;
+  cr_assert_eq(farm_store_put(st, run, &rec, 1, err, sizeof err), 0, "%s", err);
+}
+
 /* One BMAA* job with parameters, for the parameter-study tables (seed 001's preliminary sweep:
  * completion rate over expansions x vision). */
 static void put_param_job(farm_store *st, int32_t i, int32_t agents, const char *params,
                           double rate) {
-  char text[32], key[33], err[512] = "";
+  char text[32];
   snprintf(text, sizeof text, "param job %d", (int)i);
-  mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), key);
   mapf_result res;
   memset(&res, 0, sizeof res);
   res.status = MAPF_STATUS_LIMIT;
   res.limit = MAPF_LIMIT_STEPS;
   res.completion_rate = rate;
-  farm_record rec = {.job_key = key, .map = "m", .generator = "random", .agents = agents,
-                     .instance = i, .algorithm = "bmaa", .label = "BMAA*", .params = params,
-                     .plan_index = i, .res = &res};
-  cr_assert_eq(farm_store_put(st, 0, &rec, 1, err, sizeof err), 0, "%s", err);
+  farm_record rec = {.map = "m", .generator = "random", .agents = agents, .instance = i,
+                     .algorithm = "bmaa", .label = "BMAA*", .params = params, .plan_index = i};
+  put_job(st, 0, text, rec, &res);
 }
 
 static void expect_dims(farm_store *st, const char *rows, const char *cols, const char *where,
@@ -380,18 +389,17 @@ Test(report, a_later_runs_labels_come_after_the_first_runs) {
     double rate;
   } jobs[] = {{2, 0, "WHCA*", 1.0}, {1, 7, "BMAA*", 0.5}, {1, 8, "FAR", 0.25}};
   for (int32_t i = 0; i < 3; i++) {
-    char text[32], key[33], err[512] = "";
+    char text[32];
     snprintf(text, sizeof text, "run job %d", (int)i);
-    mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), key);
     mapf_result res;
     memset(&res, 0, sizeof res);
     res.status = MAPF_STATUS_LIMIT;
     res.limit = MAPF_LIMIT_STEPS;
     res.completion_rate = jobs[i].rate;
-    farm_record rec = {.job_key = key, .map = "m", .generator = "random", .agents = 10,
-                       .instance = 0, .algorithm = "a", .label = jobs[i].label, .params = "{}",
-                       .plan_index = jobs[i].index, .res = &res};
-    cr_assert_eq(farm_store_put(st, jobs[i].run, &rec, 1, err, sizeof err), 0, "%s", err);
+    farm_record rec = {.map = "m", .generator = "random", .agents = 10, .instance = 0,
+                       .algorithm = "a", .label = jobs[i].label, .params = "{}",
+                       .plan_index = jobs[i].index};
+    put_job(st, jobs[i].run, text, rec, &res);
   }
   expect_report(st, "completion-rate", FARM_FORMAT_CSV, 0,
                 "Map,BMAA*,FAR,WHCA*,Overall\n"
@@ -408,18 +416,17 @@ Test(report, completion_seconds_has_three_decimals) {
   farm_store *st = make_db(dir, paper_rows, 0);
   const double secs[] = {0.0625, 0.125, 2.0};
   for (int32_t i = 0; i < 3; i++) {
-    char text[32], key[33], err[512] = "";
+    char text[32];
     snprintf(text, sizeof text, "seconds job %d", (int)i);
-    mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), key);
     mapf_result res;
     memset(&res, 0, sizeof res);
     res.status = MAPF_STATUS_OK;
     res.completion_rate = 1.0;
     res.mean_completion_seconds_capped = secs[i];
-    farm_record rec = {.job_key = key, .map = "m", .generator = "random", .agents = 10,
-                       .instance = i, .algorithm = "a", .label = i < 2 ? "A" : "B",
-                       .params = "{}", .plan_index = i, .res = &res};
-    cr_assert_eq(farm_store_put(st, 0, &rec, 1, err, sizeof err), 0, "%s", err);
+    farm_record rec = {.map = "m", .generator = "random", .agents = 10, .instance = i,
+                       .algorithm = "a", .label = i < 2 ? "A" : "B", .params = "{}",
+                       .plan_index = i};
+    put_job(st, 0, text, rec, &res);
   }
   /* A: (0.0625 + 0.125) / 2 = 0.09375 -> 0.094; Overall 2.1875 / 3 = 0.729. */
   expect_report(st, "completion-seconds", FARM_FORMAT_CSV, 0,
