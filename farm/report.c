@@ -1,10 +1,10 @@
 /* report.c: the paper-style result tables of `mapfarm report` (seed 001 Tables I-III).
  *
  * A table has a row per map and a column per label (the display name of an algorithm with its
- * parameters), in the order they first appear in the database: by the run that first wrote
- * them, then by position in that run's plan, so the order is the plan's whichever thread
- * finished first, and a second plan run into the same database (WHCA* beside the paper's six
- * algorithms) adds its labels after the first plan's. The Overall column is the mean over every job of a map, the Overall row the
+ * parameters), in the order they first appear in the database: by the plan that first wrote
+ * them (the first run of each plan_hash), then by position in that plan, so the order is the
+ * plan's whichever thread or shard finished first, and a second plan run into the same
+ * database (WHCA* beside the paper's six algorithms) adds its labels after the first plan's. The Overall column is the mean over every job of a map, the Overall row the
  * mean over every job of a label, and the corner the mean over every job: means over jobs, not
  * means of cells, as in the paper. Error jobs have no metrics and are left out; the title line
  * says how many. One SQL query groups the jobs by map and label; the rest is done here. */
@@ -183,18 +183,23 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
   dim_sql(o->rows ? o->rows : "map", rows, sizeof rows, &rh);
   dim_sql(o->cols ? o->cols : "label", cols, sizeof cols, &ch);
   const char *where = o->where && *o->where ? o->where : "1";
-  size_t len = strlen(where) + 1024;
+  size_t len = strlen(where) + 1536;
   char *sql = malloc(len);
   if (!sql) {
     snprintf(err, errlen, "out of memory");
     return -1;
   }
+  /* Cells grouped per run first; a run's rank is the first run of the same plan (plan_hash),
+   * so shards and resumed runs of one plan rank alike and names sort by plan position. */
   snprintf(sql, len,
-           "SELECT r, c, min(coalesce(run_id, 0) * 4294967296 + plan_index), "
-           "sum(status <> 'error'), sum(status = 'error'), "
-           "sum(v), count(v) FROM (SELECT run_id, plan_index, %s AS r, %s AS c, status, CASE WHEN "
-           "status <> 'error' THEN %s END AS v FROM results WHERE (?1 <= 0 OR agents <= ?1) "
-           "AND (%s\n)) GROUP BY r, c",
+           "SELECT r, c, min(coalesce(p.rank, 0) * 4294967296 + g.first), sum(g.jobs), "
+           "sum(g.errors), sum(g.sv), sum(g.cv) FROM (SELECT run_id, r, c, min(plan_index) AS "
+           "first, sum(status <> 'error') AS jobs, sum(status = 'error') AS errors, sum(v) AS "
+           "sv, count(v) AS cv FROM (SELECT run_id, plan_index, %s AS r, %s AS c, status, CASE "
+           "WHEN status <> 'error' THEN %s END AS v FROM results WHERE (?1 <= 0 OR agents <= "
+           "?1) AND (%s\n)) GROUP BY run_id, r, c) AS g LEFT JOIN (SELECT u.run_id, (SELECT "
+           "min(w.run_id) FROM runs AS w WHERE w.plan_hash IS u.plan_hash) AS rank FROM runs "
+           "AS u) AS p ON p.run_id = g.run_id GROUP BY r, c",
            rows, cols, def->column, where);
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
