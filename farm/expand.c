@@ -199,6 +199,51 @@ int farm_space_init(farm_space *sp, const farm_plan *plan, farm_diags *errs) {
   return MAPF_OK;
 }
 
+/* Appends the decimal digits of v at p; returns the end. */
+static char *put_u64(char *p, uint64_t v) {
+  char d[20];
+  int n = 0;
+  do d[n++] = (char)('0' + v % 10); while ((v /= 10) > 0);
+  while (n > 0) *p++ = d[--n];
+  return p;
+}
+
+/* The key text's first six lines (see the top of this file), as
+ *   snprintf(buf, n, "mapfarm-job/1\nmap=%016llx\ngenerator=%s\nagents=%d\ninstance=%d\n"
+ *                    "seed=%llu\n", ...)
+ * would write them, without the cost of printf for every job; returns the length (at most
+ * n - 1). */
+static int key_head(char *buf, size_t n, uint64_t grid_hash, const char *generator,
+                    int32_t agents, int32_t instance, uint64_t seed) {
+  size_t glen = strlen(generator);
+  if (agents < 0 || instance < 0 || glen + 96 > n) {
+    int len = snprintf(buf, n,
+                       "mapfarm-job/1\nmap=%016llx\ngenerator=%s\nagents=%d\ninstance=%d\n"
+                       "seed=%llu\n",
+                       (unsigned long long)grid_hash, generator, (int)agents, (int)instance,
+                       (unsigned long long)seed);
+    return len < (int)n ? len : (int)n - 1;
+  }
+  static const char hex[] = "0123456789abcdef";
+  char *p = buf;
+  memcpy(p, "mapfarm-job/1\nmap=", 18);
+  p += 18;
+  for (int i = 15; i >= 0; i--) *p++ = hex[(grid_hash >> (4 * i)) & 15];
+  memcpy(p, "\ngenerator=", 11);
+  p += 11;
+  memcpy(p, generator, glen);
+  p += glen;
+  memcpy(p, "\nagents=", 8);
+  p = put_u64(p + 8, (uint64_t)agents);
+  memcpy(p, "\ninstance=", 10);
+  p = put_u64(p + 10, (uint64_t)instance);
+  memcpy(p, "\nseed=", 6);
+  p = put_u64(p + 6, seed);
+  *p++ = '\n';
+  *p = '\0';
+  return (int)(p - buf);
+}
+
 /* Decodes index by mixed radix (see the top of this file), resolves the parameters and hashes
  * the canonical text. O(scenarios + algorithm entries + parameters); no allocation. Excluded
  * combinations cost nothing here: an entry keeps the indices of its surviving combinations,
@@ -232,12 +277,8 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
   /* Both parts fit: the generator is "random", a parameter list is at most MAPF_MAX_PARAMS
    * short names with their values. */
   char text[1536 + 256];
-  int head = snprintf(text, 256,
-                      "mapfarm-job/1\nmap=%016llx\ngenerator=%s\nagents=%d\ninstance=%d\n"
-                      "seed=%llu\n",
-                      (unsigned long long)sp->grids[job->map]->hash, ss->generator,
-                      (int)job->agents, (int)job->instance, (unsigned long long)plan->seed);
-  if (head > 255) head = 255;
+  int head = key_head(text, 256, sp->grids[job->map]->hash, ss->generator, job->agents,
+                      job->instance, plan->seed);
   int len = head;
   if (sp->combo_tail) {
     size_t t = strlen(sp->combo_tail[job->combo_all]);
