@@ -14,9 +14,9 @@ plan=configs/bench-tiny.yaml
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Runs the plan into a new database; prints "seconds peak_kib".
+# Runs the plan into a database (a new one unless KEEP names it); prints "seconds peak_kib".
 run() {
-  local threads=$1 planfile=$2 db=$tmp/bench-$RANDOM.db
+  local threads=$1 planfile=$2 db=${KEEP:-$tmp/bench-$RANDOM.db}
   local start end
   start=$(date +%s.%N)
   if [ -x /usr/bin/time ]; then
@@ -27,7 +27,7 @@ run() {
   fi
   end=$(date +%s.%N)
   echo "$(echo "$end - $start" | bc -l) $(tail -n 1 "$tmp/rss")"
-  rm -f "$db" "$db-wal" "$db-shm"
+  [ -n "${KEEP:-}" ] || rm -f "$db" "$db-wal" "$db-shm"
 }
 
 jobs=$("$bin" expand "$plan" | head -n 1 | cut -d' ' -f1)
@@ -43,6 +43,14 @@ printf 'speedup_1_to_2=%.2f\n' "$(echo "$t1 / $t2" | bc -l)"
 # Memory against job count: the same plan with ten times the instances.
 sed 's/instances: 25000/instances: 250000/' "$plan" >"$tmp/big.yaml"
 big=$("$bin" expand "$tmp/big.yaml" | head -n 1 | cut -d' ' -f1)
+export KEEP=$tmp/big.db
 read -r t3 m3 < <(run 2 "$tmp/big.yaml")
-printf 'threads=2 jobs=%d seconds=%.2f jobs_per_s=%.0f peak_rss_mib=%.1f\n' "$big" "$t3" \
-  "$(echo "$big / $t3" | bc -l)" "$(echo "$m3 / 1024" | bc -l)"
+printf 'threads=2 jobs=%d seconds=%.2f jobs_per_s=%.0f peak_rss_mib=%.1f db_mib=%.0f\n' "$big" \
+  "$t3" "$(echo "$big / $t3" | bc -l)" "$(echo "$m3 / 1024" | bc -l)" \
+  "$(echo "$(stat -c %s "$KEEP") / 1048576" | bc -l)"
+# Resume: the same command again finds every job stored (keys loaded, the plan's keys computed
+# and looked up) and runs nothing.
+read -r t4 m4 < <(run 2 "$tmp/big.yaml")
+printf 'rerun of the finished plan (nothing to run): seconds=%.2f peak_rss_mib=%.1f\n' "$t4" \
+  "$(echo "$m4 / 1024" | bc -l)"
+unset KEEP
