@@ -32,19 +32,6 @@ static void remove_tmpdir(void) {
 
 TestSuite(cli, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return strdup("");
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  size_t got = fread(buf, 1, (size_t)n, f);
-  buf[got] = '\0';
-  fclose(f);
-  return buf;
-}
-
 /* Runs `mapfarm ARGS` with the given stdout and stderr captured; returns the exit status. */
 static int mapfarm(char **out, char **err, const char *fmt, ...) {
   char args[4096], cmd[8192], o[512], e[512];
@@ -56,8 +43,8 @@ static int mapfarm(char **out, char **err, const char *fmt, ...) {
   snprintf(e, sizeof e, "%s/stderr", tmpdir);
   snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s'", MAPFARM_BINARY, args, o, e);
   int st = system(cmd);
-  if (out) *out = slurp(o);
-  if (err) *err = slurp(e);
+  if (out) *out = test_slurp_text(o);
+  if (err) *err = test_slurp_text(e);
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -110,94 +97,6 @@ static char *query_text(const char *db, const char *sql) {
   return buf;
 }
 
-static double metric(const char *out, const char *name) {
-  char key[128];
-  snprintf(key, sizeof key, "\n%s: ", name);
-  const char *p = strstr(out, key);
-  cr_assert_not_null(p, "no %s in output:\n%s", name, out);
-  return strtod(p + strlen(key), NULL);
-}
-
-/* Parses "(x,y),(x,y),..." into cells; returns the count. */
-static int parse_cells(const mapf_grid *g, const char *s, int32_t *cells, int max) {
-  int n = 0;
-  while (*s == '(' && n < max) {
-    int x, y, used;
-    cr_assert_eq(sscanf(s, "(%d,%d)%n", &x, &y, &used), 2, "bad cell list at %.20s", s);
-    cr_assert(mapf_grid_in(g, x, y), "cell (%d,%d) outside the map", x, y);
-    cells[n++] = mapf_grid_id(g, x, y);
-    s += used;
-    if (*s == ',') s++;
-  }
-  return n;
-}
-
-/* Checks a trace file on its own terms: header, positions at t = 0 equal the starts, every step
- * a wait or a legal move, no two agents on one cell, no swaps. Returns the fraction of agents
- * whose last position is their goal, and sets *steps to the last time step. */
-static double check_trace(const char *path, const mapf_grid *g, int agents, int64_t *steps) {
-  char *text = slurp(path);
-  int32_t *starts = calloc((size_t)agents, sizeof *starts);
-  int32_t *goals = calloc((size_t)agents, sizeof *goals);
-  int32_t *prev = calloc((size_t)agents, sizeof *prev);
-  int32_t *cur = calloc((size_t)agents, sizeof *cur);
-  int32_t *mark = calloc((size_t)g->ncells, sizeof *mark);
-  char want[64];
-  snprintf(want, sizeof want, "agents=%d\n", agents);
-  cr_assert(strncmp(text, want, strlen(want)) == 0, "trace header: %.40s", text);
-  const char *p = strstr(text, "\nstarts=");
-  cr_assert_not_null(p);
-  cr_assert_eq(parse_cells(g, p + 8, starts, agents), agents);
-  p = strstr(text, "\ngoals=");
-  cr_assert_not_null(p);
-  cr_assert_eq(parse_cells(g, p + 7, goals, agents), agents);
-  p = strstr(text, "\nsolution=\n");
-  cr_assert_not_null(p);
-  p += 11;
-  int64_t t = -1;
-  while (*p) {
-    long long tt;
-    int used;
-    cr_assert_eq(sscanf(p, "%lld:%n", &tt, &used), 1);
-    cr_assert_eq(tt, t + 1, "time steps must follow each other");
-    t = tt;
-    cr_assert_eq(parse_cells(g, p + used, cur, agents), agents, "step %lld", tt);
-    for (int a = 0; a < agents; a++) {
-      cr_assert(g->passable[cur[a]], "agent %d on a blocked cell at t=%lld", a, tt);
-      cr_assert_eq(mark[cur[a]], 0, "two agents on one cell at t=%lld", tt);
-      mark[cur[a]] = a + 1;
-    }
-    if (t == 0) {
-      for (int a = 0; a < agents; a++) cr_assert_eq(cur[a], starts[a], "start of agent %d", a);
-    } else {
-      for (int a = 0; a < agents; a++) {
-        if (cur[a] == prev[a]) continue;
-        int d = mapf_grid_dir(g, prev[a], cur[a]);
-        cr_assert(d >= 0 && (g->moves[prev[a]] >> d & 1), "illegal move of agent %d at t=%lld",
-                  a, tt);
-        int b = mark[prev[a]] - 1; /* who stands now where a stood */
-        cr_assert(!(b >= 0 && b != a && prev[b] == cur[a]), "agents %d and %d swapped", a, b);
-      }
-    }
-    for (int a = 0; a < agents; a++) mark[cur[a]] = 0;
-    memcpy(prev, cur, (size_t)agents * sizeof *cur);
-    p = strchr(p, '\n');
-    if (!p) break;
-    p++;
-  }
-  cr_assert_geq(t, 0, "no time steps in the trace");
-  int reached = 0;
-  for (int a = 0; a < agents; a++) reached += prev[a] == goals[a];
-  *steps = t;
-  free(text);
-  free(starts);
-  free(goals);
-  free(prev);
-  free(cur);
-  free(mark);
-  return (double)reached / agents;
-}
-
 /* The issue's acceptance check: a BMAA* trace on lak307d in which every move is legal and whose
  * final positions give the printed completion rate. */
 Test(cli, solve_writes_a_legal_trace_that_matches_the_metrics) {
@@ -217,9 +116,9 @@ Test(cli, solve_writes_a_legal_trace_that_matches_the_metrics) {
     mapf_diag d = {0};
     cr_assert_eq(mapf_grid_load(map, &g, &d), MAPF_OK);
     int64_t steps;
-    double rate = check_trace(trace, g, 100, &steps);
-    cr_assert_float_eq(rate, metric(out, "completion_rate"), 1e-9, "variant %d", v);
-    cr_assert_eq(steps, (int64_t)metric(out, "steps"));
+    double rate = test_check_trace(trace, g, 100, &steps);
+    cr_assert_float_eq(rate, test_metric(out, "completion_rate"), 1e-9, "variant %d", v);
+    cr_assert_eq(steps, (int64_t)test_metric(out, "steps"));
     cr_assert_gt(rate, 0.5, "variant %d: completion %.2f", v, rate);
     mapf_grid_free(g);
     free(out);
@@ -237,12 +136,12 @@ Test(cli, exported_scenario_reproduces_the_instance) {
   free(err);
   cr_assert_eq(mapfarm(&out2, &err, "solve --map '%s' --scen '%s' --algo bmaa", map, scen), 0,
                "%s", err);
-  char *scen_text = slurp(scen);
+  char *scen_text = test_slurp_text(scen);
   cr_assert(strncmp(scen_text, "version 1\n", 10) == 0);
   /* Same instance, same algorithm: the same non-timing metrics. */
   const char *names[] = {"completion_rate", "mean_travel_distance", "steps", "expansions"};
   for (int i = 0; i < 4; i++)
-    cr_assert_float_eq(metric(out1, names[i]), metric(out2, names[i]), 1e-12, "%s", names[i]);
+    cr_assert_float_eq(test_metric(out1, names[i]), test_metric(out2, names[i]), 1e-12, "%s", names[i]);
   free(scen_text);
   free(out1);
   free(out2);
@@ -366,14 +265,14 @@ Test(cli, a_bad_plan_reports_every_error_and_leaves_the_database_alone) {
   plan_path(bad, sizeof bad, "bad.yaml");
   snprintf(db, sizeof db, "%s/keep.db", tmpdir);
   cr_assert_eq(mapfarm(NULL, NULL, "run '%s' --db '%s'", plan, db), 0);
-  char *before = slurp(db);
+  char *before = test_slurp_text(db);
   int rc = mapfarm(NULL, &err, "run '%s' --db '%s'", bad, db);
   cr_assert_eq(rc, 2, "exit %d", rc);
   char where[600];
   snprintf(where, sizeof where, "%s:6:13: error: ", bad);
   cr_assert(strstr(err, where) != NULL, "no %s in:\n%s", where, err);
   cr_assert(strstr(err, "did you mean \"vision\"") != NULL, "%s", err);
-  char *after = slurp(db);
+  char *after = test_slurp_text(db);
   cr_assert(memcmp(before, after, 4096) == 0, "the database changed");
   free(before);
   free(after);
@@ -527,7 +426,7 @@ Test(cli, plot_tools_write_the_report_csv_and_a_png) {
                0, "%s", err);
   char path[600];
   snprintf(path, sizeof path, "%s.csv", base);
-  char *csv = slurp(path);
+  char *csv = test_slurp_text(path);
   cr_expect_str_eq(csv, out);
   cr_expect(strncmp(csv, "Agents,BMAA*,BMAA*-f,Overall\n5,", 31) == 0, "%s", csv);
   free(csv);
@@ -543,7 +442,7 @@ Test(cli, plot_tools_write_the_report_csv_and_a_png) {
            MAPFARM_BINARY, MAPFARM_SOURCE_DIR, db, base);
   cr_assert_eq(system(cmd), 0, "%s", cmd);
   snprintf(path, sizeof path, "%s.csv", base);
-  csv = slurp(path);
+  csv = test_slurp_text(path);
   cr_expect(strncmp(csv, "Agents,false,true,Overall\n5,", 28) == 0, "%s", csv);
   free(csv);
   snprintf(path, sizeof path, "%s.png", base);

@@ -537,106 +537,6 @@ Test(far, real_map_lak307d, .timeout = 300) {
 
 /* ---- The command line: `mapfarm solve --algo far --trace` ------------------------------------ */
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return strdup("");
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  size_t got = fread(buf, 1, (size_t)n, f);
-  buf[got] = '\0';
-  fclose(f);
-  return buf;
-}
-
-static double metric(const char *out, const char *name) {
-  char key[128];
-  snprintf(key, sizeof key, "\n%s: ", name);
-  const char *p = strstr(out, key);
-  cr_assert_not_null(p, "no %s in output:\n%s", name, out);
-  return strtod(p + strlen(key), NULL);
-}
-
-static int parse_cells(const mapf_grid *g, const char *s, int32_t *cells, int max) {
-  int n = 0;
-  while (*s == '(' && n < max) {
-    int x, y, used;
-    cr_assert_eq(sscanf(s, "(%d,%d)%n", &x, &y, &used), 2, "bad cell list at %.20s", s);
-    cr_assert(mapf_grid_in(g, x, y), "cell (%d,%d) outside the map", x, y);
-    cells[n++] = mapf_grid_id(g, x, y);
-    s += used;
-    if (*s == ',') s++;
-  }
-  return n;
-}
-
-/* Checks a trace file on its own terms (as test_cli.c does): header, starts at t = 0, every
- * step a wait or a legal move, no shared cell, no swap. Returns the fraction of agents on their
- * goals at the end and sets *steps. */
-static double check_trace(const char *path, const mapf_grid *g, int agents, int64_t *steps) {
-  char *text = slurp(path);
-  int32_t *starts = calloc((size_t)agents, sizeof *starts);
-  int32_t *goals = calloc((size_t)agents, sizeof *goals);
-  int32_t *prev = calloc((size_t)agents, sizeof *prev);
-  int32_t *cur = calloc((size_t)agents, sizeof *cur);
-  int32_t *mark = calloc((size_t)g->ncells, sizeof *mark);
-  char want[64];
-  snprintf(want, sizeof want, "agents=%d\n", agents);
-  cr_assert(strncmp(text, want, strlen(want)) == 0, "trace header: %.40s", text);
-  const char *p = strstr(text, "\nstarts=");
-  cr_assert_not_null(p);
-  cr_assert_eq(parse_cells(g, p + 8, starts, agents), agents);
-  p = strstr(text, "\ngoals=");
-  cr_assert_not_null(p);
-  cr_assert_eq(parse_cells(g, p + 7, goals, agents), agents);
-  p = strstr(text, "\nsolution=\n");
-  cr_assert_not_null(p);
-  p += 11;
-  int64_t t = -1;
-  while (*p) {
-    long long tt;
-    int used;
-    cr_assert_eq(sscanf(p, "%lld:%n", &tt, &used), 1);
-    cr_assert_eq(tt, t + 1, "time steps must follow each other");
-    t = tt;
-    cr_assert_eq(parse_cells(g, p + used, cur, agents), agents, "step %lld", tt);
-    for (int a = 0; a < agents; a++) {
-      cr_assert(g->passable[cur[a]], "agent %d on a blocked cell at t=%lld", a, tt);
-      cr_assert_eq(mark[cur[a]], 0, "two agents on one cell at t=%lld", tt);
-      mark[cur[a]] = a + 1;
-    }
-    if (t == 0) {
-      for (int a = 0; a < agents; a++) cr_assert_eq(cur[a], starts[a], "start of agent %d", a);
-    } else {
-      for (int a = 0; a < agents; a++) {
-        if (cur[a] == prev[a]) continue;
-        int d = mapf_grid_dir(g, prev[a], cur[a]);
-        cr_assert(d >= 0 && (g->moves[prev[a]] >> d & 1), "illegal move of agent %d at t=%lld",
-                  a, tt);
-        int b = mark[prev[a]] - 1;
-        cr_assert(!(b >= 0 && b != a && prev[b] == cur[a]), "agents %d and %d swapped", a, b);
-      }
-    }
-    for (int a = 0; a < agents; a++) mark[cur[a]] = 0;
-    memcpy(prev, cur, (size_t)agents * sizeof *cur);
-    p = strchr(p, '\n');
-    if (!p) break;
-    p++;
-  }
-  cr_assert_geq(t, 0, "no time steps in the trace");
-  int reached = 0;
-  for (int a = 0; a < agents; a++) reached += prev[a] == goals[a];
-  *steps = t;
-  free(text);
-  free(starts);
-  free(goals);
-  free(prev);
-  free(cur);
-  free(mark);
-  return (double)reached / agents;
-}
-
 /* `mapfarm solve --algo far --trace` on lak307d: every move of the trace legal, and its final
  * positions give the printed completion rate. */
 Test(far, solve_writes_a_legal_far_trace_on_lak307d, .timeout = 300) {
@@ -662,12 +562,12 @@ Test(far, solve_writes_a_legal_far_trace_on_lak307d, .timeout = 300) {
              ">'%s' 2>'%s'",
              MAPFARM_BINARY, map, variants[v], trace, out, err);
     int st = system(cmd);
-    char *o = slurp(out), *e = slurp(err);
+    char *o = test_slurp_text(out), *e = test_slurp_text(err);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: %s", variants[v], e);
     int64_t steps;
-    double rate = check_trace(trace, g, 200, &steps);
-    cr_assert_float_eq(rate, metric(o, "completion_rate"), 1e-9, "%s", variants[v]);
-    cr_assert_eq(steps, (int64_t)metric(o, "steps"));
+    double rate = test_check_trace(trace, g, 200, &steps);
+    cr_assert_float_eq(rate, test_metric(o, "completion_rate"), 1e-9, "%s", variants[v]);
+    cr_assert_eq(steps, (int64_t)test_metric(o, "steps"));
     cr_assert_geq(rate, 0.95, "%s: completion %.3f", variants[v], rate);
     cr_assert(strstr(o, "\ndeadlocks_broken: ") != NULL);
     free(o);

@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 #ifndef MAPFARM_BINARY
 #error "MAPFARM_BINARY must name the mapfarm executable"
 #endif
@@ -34,34 +36,6 @@ static void remove_tmpdir(void) {
 
 TestSuite(merge, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
 
-/* A whole file; *len gets its size (NULL: the file is missing). */
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  *len = 0;
-  if (!f) return NULL;
-  char *buf = NULL;
-  size_t cap = 0, n = 0, got;
-  do {
-    if (n == cap) {
-      cap = cap ? 2 * cap : 65536;
-      buf = realloc(buf, cap + 1);
-      cr_assert_not_null(buf);
-    }
-    got = fread(buf + n, 1, cap - n, f);
-    n += got;
-  } while (got > 0);
-  fclose(f);
-  buf[n] = '\0';
-  *len = n;
-  return buf;
-}
-
-static char *slurp_text(const char *path) {
-  size_t n;
-  char *t = slurp(path, &n);
-  return t ? t : strdup("");
-}
-
 /* Runs `mapfarm ARGS` with stdout and stderr captured; returns the exit status. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -77,8 +51,8 @@ static int mapfarm(char **out, char **err, const char *fmt, ...) {
   snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >'%s' 2>'%s'", tmpdir, MAPFARM_BINARY, args, o,
            e);
   int st = system(cmd);
-  if (out) *out = slurp_text(o);
-  if (err) *err = slurp_text(e);
+  if (out) *out = test_slurp_text(o);
+  if (err) *err = test_slurp_text(e);
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -380,18 +354,18 @@ Test(merge, a_text_file_input_exits_2_and_leaves_the_output_byte_for_byte) {
   char path[512];
   in_tmp(path, sizeof path, "m.db");
   size_t n0, n1;
-  char *before = slurp(path, &n0);
+  char *before = test_slurp(path, &n0);
   char *err;
   int rc = mapfarm(NULL, &err, "merge m.db s2.db notes.db");
   cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
   cr_assert(strstr(err, "mapfarm: error: notes.db: not a SQLite database") != NULL, "%s", err);
   free(err);
-  char *after = slurp(path, &n1);
+  char *after = test_slurp(path, &n1);
   cr_assert_eq(n0, n1);
   cr_assert(memcmp(before, after, n0) == 0, "m.db changed");
   free(after);
   /* The text file is left alone too, and a missing OUT is not created. */
-  char *notes = slurp_text(notes_path);
+  char *notes = test_slurp_text(notes_path);
   cr_assert_str_eq(notes, "these are not results\n");
   free(notes);
   cr_assert_eq(mapfarm(NULL, NULL, "merge new.db s1.db notes.db"), 2);
@@ -404,7 +378,7 @@ Test(merge, a_text_file_input_exits_2_and_leaves_the_output_byte_for_byte) {
   cr_assert_eq(mapfarm(NULL, &err, "merge m.db missing.db"), 2);
   cr_assert(strstr(err, "missing.db: no such database file") != NULL, "%s", err);
   free(err);
-  after = slurp(path, &n1);
+  after = test_slurp(path, &n1);
   cr_assert(n0 == n1 && memcmp(before, after, n0) == 0, "m.db changed");
   free(after);
   free(before);
@@ -420,7 +394,7 @@ Test(merge, a_failing_merge_rolls_back_every_input) {
   char path[512];
   in_tmp(path, sizeof path, "m.db");
   size_t n0, n1;
-  char *before = slurp(path, &n0);
+  char *before = test_slurp(path, &n0);
   char *out, *err;
   int rc = mapfarm(&out, &err, "merge m.db s2.db s3.db");
   cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
@@ -429,7 +403,7 @@ Test(merge, a_failing_merge_rolls_back_every_input) {
   cr_assert_str_eq(out, "");
   cr_assert_eq(query_int("m.db", "SELECT count(*) FROM results"), 13);
   cr_assert_eq(query_int("m.db", "SELECT count(*) FROM runs"), 1);
-  char *after = slurp(path, &n1);
+  char *after = test_slurp(path, &n1);
   cr_assert(n0 == n1 && memcmp(before, after, n0) == 0, "m.db changed");
   free(before);
   free(after);

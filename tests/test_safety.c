@@ -28,20 +28,6 @@ static void remove_tmpdir(void) {
 
 TestSuite(safety, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  size_t got = fread(buf, 1, (size_t)n, f);
-  buf[got] = '\0';
-  if (len) *len = got;
-  fclose(f);
-  return buf;
-}
-
 /* Runs a shell command line (mapfarm is $M) with stderr captured; returns the exit status. */
 static int sh(char **err, const char *fmt, ...) {
   char line[4096], cmd[8192], e[512];
@@ -52,7 +38,7 @@ static int sh(char **err, const char *fmt, ...) {
   snprintf(e, sizeof e, "%s/stderr", tmpdir);
   snprintf(cmd, sizeof cmd, "M='%s'; (%s) >/dev/null 2>'%s'", MAPFARM_BINARY, line, e);
   int st = system(cmd);
-  if (err) *err = slurp(e, NULL);
+  if (err) *err = test_slurp(e, NULL);
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -129,12 +115,12 @@ Test(safety, a_read_only_file_is_refused_and_left_unchanged) {
   free(err);
   chmod(db, 0444);
   size_t n1, n2;
-  char *before = slurp(db, &n1);
+  char *before = test_slurp(db, &n1);
   int rc = sh(&err, "%s\"$M\" run '%s' --db '%s'", as_user(), small, db);
   cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
   cr_assert(strstr(err, "read-only") != NULL || strstr(err, "readonly") != NULL, "%s", err);
   free(err);
-  char *after = slurp(db, &n2);
+  char *after = test_slurp(db, &n2);
   cr_assert(n1 == n2 && memcmp(before, after, n1) == 0, "the file changed");
   free(before);
   free(after);
@@ -175,7 +161,7 @@ static void stop_with(int sig) {
   waitpid(pid, &st, 0);
   cr_assert(WIFEXITED(st), "the run must exit, not die, on signal %d", sig);
   cr_assert_eq(WEXITSTATUS(st), 128 + sig);
-  char *err = slurp(errf, NULL);
+  char *err = test_slurp(errf, NULL);
   cr_assert(strstr(err, "Run the same command again") != NULL, "%s", err);
   free(err);
   int64_t stored = count_rows(db, "SELECT count(*) FROM results");

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 #ifndef MAPFARM_BINARY
 #error "MAPFARM_BINARY must name the mapfarm executable"
 #endif
@@ -37,20 +39,6 @@ static void remove_tmpdir(void) {
 
 TestSuite(status, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return strdup("");
-  size_t len = 0;
-  char *buf = NULL;
-  FILE *m = open_memstream(&buf, &len);
-  char chunk[4096];
-  size_t got;
-  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, got, m);
-  fclose(m);
-  fclose(f);
-  return buf;
-}
-
 /* Runs `mapfarm ARGS` in tmpdir with stdout and stderr captured; returns the exit status. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -66,8 +54,8 @@ static int mapfarm(char **out, char **err, const char *fmt, ...) {
   snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >'%s' 2>'%s'", tmpdir, MAPFARM_BINARY, args, o,
            e);
   int st = system(cmd);
-  if (out) *out = slurp(o);
-  if (err) *err = slurp(e);
+  if (out) *out = test_slurp_text(o);
+  if (err) *err = test_slurp_text(e);
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -316,7 +304,7 @@ Test(status, a_missing_or_foreign_file_exits_2_and_is_not_created) {
   cr_assert_eq(mapfarm(NULL, &err, "status --db notes.txt"), 2);
   cr_assert(strstr(err, "not a SQLite database") != NULL, "%s", err);
   free(err);
-  char *text = slurp(path);
+  char *text = test_slurp_text(path);
   cr_assert_str_eq(text, "not a database\n");
   free(text);
 

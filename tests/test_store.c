@@ -11,6 +11,8 @@
 
 #include "store.h"
 
+#include "testutil.h"
+
 /* ---- helpers ------------------------------------------------------------------------------ */
 
 /* A fresh directory under TMPDIR (or /tmp) for one test's files. */
@@ -37,27 +39,6 @@ static void remove_dir(const char *dir) {
 
 static void path_in(char *out, size_t n, const char *dir, const char *name) {
   snprintf(out, n, "%s/%s", dir, name);
-}
-
-/* Reads a whole file into a malloc'd buffer; *len gets its size. */
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  cr_assert_not_null(f, "cannot open %s", path);
-  char *buf = NULL;
-  size_t cap = 0, n = 0;
-  for (;;) {
-    if (n == cap) {
-      cap = cap ? cap * 2 : 4096;
-      buf = realloc(buf, cap);
-      cr_assert_not_null(buf);
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  fclose(f);
-  *len = n;
-  return buf;
 }
 
 static int file_exists(const char *path) {
@@ -238,7 +219,7 @@ Test(store, refuses_text_file_and_leaves_it_byte_identical) {
     cr_expect_str_eq(err, want);
   }
   size_t len = 0;
-  char *after = slurp(path, &len);
+  char *after = test_slurp_file(path, &len);
   cr_expect_eq(len, sizeof text - 1);
   cr_expect_eq(memcmp(after, text, len), 0, "the file changed");
   free(after);
@@ -271,7 +252,7 @@ Test(store, refuses_foreign_sqlite_database_untouched) {
     path_in(path, sizeof path, dir, k ? "other.sqlite" : "plain.sqlite");
     write_foreign_db(path, ids[k]);
     size_t len0 = 0, len1 = 0;
-    char *before = slurp(path, &len0);
+    char *before = test_slurp_file(path, &len0);
     farm_store *st = NULL;
     char err[512] = "";
     cr_expect_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), -1);
@@ -280,7 +261,7 @@ Test(store, refuses_foreign_sqlite_database_untouched) {
     snprintf(want, sizeof want, "%s: not a mapfarm database (application_id 0x%08x", path,
              (unsigned)ids[k]);
     cr_expect_eq(strncmp(err, want, strlen(want)), 0, "got: %s", err);
-    char *after = slurp(path, &len1);
+    char *after = test_slurp_file(path, &len1);
     cr_expect_eq(len0, len1);
     cr_expect_eq(memcmp(before, after, len0), 0, "the database changed");
     free(before);
@@ -339,7 +320,7 @@ Test(store, refuses_schema_1_database_clearly_and_leaves_it_byte_identical) {
   path_in(db, sizeof db, dir, "old.db");
   write_schema1_db(db);
   size_t len0 = 0, len1 = 0;
-  char *before = slurp(db, &len0);
+  char *before = test_slurp_file(db, &len0);
   for (int mode = FARM_STORE_READONLY; mode <= FARM_STORE_CREATE; mode++) {
     farm_store *st = NULL;
     char err[512] = "", want[700];
@@ -351,7 +332,7 @@ Test(store, refuses_schema_1_database_clearly_and_leaves_it_byte_identical) {
              db, FARM_SCHEMA_VERSION);
     cr_expect_str_eq(err, want);
   }
-  char *after = slurp(db, &len1);
+  char *after = test_slurp_file(db, &len1);
   cr_expect_eq(len0, len1);
   cr_expect_eq(memcmp(before, after, len0 < len1 ? len0 : len1), 0, "the database changed");
   free(before);
