@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Provenance strings; CMake defines them for the farm library (CMakeLists.txt). The defaults
@@ -56,7 +57,10 @@ struct farm_store {
   char *path;   /* for messages */
   int readonly; /* opened with FARM_STORE_READONLY */
   sqlite3_stmt *begin, *commit, *rollback;
-  sqlite3_stmt *put_result, *find_id, *clear_agents, *put_agent;
+  sqlite3_stmt *put_result, *find_id, *clear_agents, *put_agent, *agents_max;
+  /* The largest result_id in agent_results, read at the start of each batch (another shard
+   * may write the same file between batches) and raised as rows are written. */
+  int64_t agents_top;
   sqlite3_stmt *run_begin, *run_end;
   sqlite3_stmt *keys;
 };
@@ -73,7 +77,7 @@ static const char sql_put_result[] =
     "planning_seconds, max_step_planning_seconds, failed_moves, pushes, searches, "
     "deadlocks_broken, plan_index, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
     "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
-    "?28, ?29, ?30, ?31, " FARM_SQL_NOW ") ON CONFLICT (job_key) DO UPDATE SET "
+    "?28, ?29, ?30, ?31, ?32) ON CONFLICT (job_key) DO UPDATE SET "
     "run_id = excluded.run_id, map = excluded.map, map_hash = excluded.map_hash, "
     "generator = excluded.generator, agents = excluded.agents, instance = "
     "excluded.instance, algorithm = excluded.algorithm, label = excluded.label, "
@@ -99,9 +103,11 @@ static const char sql_find_id[] = "SELECT id FROM results WHERE job_key = ?1";
 /* Agent rows are written only right after their job's row was inserted (or its error row
  * replaced), so any row already under that id is an orphan: left by a job row deleted by hand
  * whose id SQLite has since handed out again (it reuses the largest), or by an error row that
- * was made by hand from a finished job. clear_agents removes them first; on a new id it finds
- * nothing, at the right edge of the table, where the page is in the cache. */
+ * was made by hand from a finished job. clear_agents removes them first. It runs only for an
+ * id no larger than the largest result_id in agent_results (agents_max): above it there is
+ * nothing to remove, and a new row's id nearly always is (a statement per job saved). */
 static const char sql_clear_agents[] = "DELETE FROM agent_results WHERE result_id = ?1";
+static const char sql_agents_max[] = "SELECT coalesce(max(result_id), 0) FROM agent_results";
 
 static const char sql_put_agent[] =
     "INSERT INTO agent_results (result_id, agent, start_x, start_y, goal_x, goal_y, "
@@ -356,6 +362,9 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
     goto fail;
   }
   sqlite3_extended_result_codes(st->db, 1);
+  /* A larger lookaside pool than SQLite's default (100 slots of 1,200 bytes): the writer's
+   * statements then take their record buffers from it instead of malloc (20 calls per job). */
+  sqlite3_db_config(st->db, SQLITE_DBCONFIG_LOOKASIDE, NULL, 2048, 512);
   sqlite3_busy_timeout(st->db, FARM_STORE_BUSY_MS);
   if (!st->readonly) {
     /* SQLite quietly opens a file it may not write read-only; say so now, not at the first
@@ -382,6 +391,7 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
       prepare(st, sql_put_result, &st->put_result, err, errlen) < 0 ||
       prepare(st, sql_find_id, &st->find_id, err, errlen) < 0 ||
       prepare(st, sql_clear_agents, &st->clear_agents, err, errlen) < 0 ||
+      prepare(st, sql_agents_max, &st->agents_max, err, errlen) < 0 ||
       prepare(st, sql_put_agent, &st->put_agent, err, errlen) < 0 ||
       prepare(st, sql_run_begin, &st->run_begin, err, errlen) < 0 ||
       prepare(st, sql_run_end, &st->run_end, err, errlen) < 0 ||
@@ -403,6 +413,7 @@ void farm_store_close(farm_store *st) {
   sqlite3_finalize(st->put_result);
   sqlite3_finalize(st->find_id);
   sqlite3_finalize(st->clear_agents);
+  sqlite3_finalize(st->agents_max);
   sqlite3_finalize(st->put_agent);
   sqlite3_finalize(st->run_begin);
   sqlite3_finalize(st->run_end);
@@ -414,15 +425,15 @@ void farm_store_close(farm_store *st) {
 
 sqlite3 *farm_store_db(farm_store *st) { return st ? st->db : NULL; }
 
-/* Steps a prepared statement to completion and resets it for reuse. Returns 0, or -1 with
- * "PATH: what: SQLite's message" in err. */
+/* Steps a prepared statement to completion and resets it for reuse, keeping its bindings (every
+ * caller binds each parameter it uses before each step). Returns 0, or -1 with "PATH: what:
+ * SQLite's message" in err. */
 static int step_done(farm_store *st, sqlite3_stmt *s, const char *what, char *err,
                      size_t errlen) {
   int rc = sqlite3_step(s);
   if (rc != SQLITE_DONE)
     set_err(err, errlen, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
   sqlite3_reset(s);
-  sqlite3_clear_bindings(s);
   return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -448,10 +459,13 @@ static void bind_real(sqlite3_stmt *s, int i, double v) {
     sqlite3_bind_double(s, i, v);
 }
 
-static void bind_hex64(sqlite3_stmt *s, int i, uint64_t v) {
-  char hex[17];
-  snprintf(hex, sizeof hex, "%016" PRIx64, v);
-  sqlite3_bind_text(s, i, hex, 16, SQLITE_TRANSIENT);
+/* Binds v as 16 lowercase hex digits (schema.sql) written into buf, which must outlive the
+ * statement's next step (no copy). No printf: two per job were a tenth of the writer's own
+ * instructions. */
+static void bind_hex64(sqlite3_stmt *s, int i, uint64_t v, char buf[16]) {
+  static const char digits[] = "0123456789abcdef";
+  for (int k = 15; k >= 0; k--, v >>= 4) buf[k] = digits[v & 15u];
+  sqlite3_bind_text(s, i, buf, 16, SQLITE_STATIC);
 }
 
 static void gethost(char *host, size_t n) {
@@ -499,7 +513,9 @@ int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run
   sqlite3_bind_int64(s, 11, info->jobs_total);
   sqlite3_bind_int64(s, 12, info->jobs_pending);
   sqlite3_bind_text(s, 13, cpu, -1, SQLITE_TRANSIENT);
-  if (step_done(st, s, "cannot record the run", err, errlen) < 0) return -1;
+  int rc = step_done(st, s, "cannot record the run", err, errlen);
+  sqlite3_clear_bindings(s); /* host and cpu were bound SQLITE_STATIC from this frame */
+  if (rc < 0) return -1;
   *run_id = sqlite3_last_insert_rowid(st->db);
   return 0;
 }
@@ -556,6 +572,15 @@ int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, char *err
   return 0;
 }
 
+/* Reads agents_max into st->agents_top, inside the batch's transaction. */
+static int agents_max(farm_store *st, char *err, size_t errlen) {
+  int rc = sqlite3_step(st->agents_max);
+  if (rc == SQLITE_ROW) st->agents_top = sqlite3_column_int64(st->agents_max, 0);
+  else set_err(err, errlen, "%s: cannot read agent_results: %s", st->path, sqlite3_errmsg(st->db));
+  sqlite3_reset(st->agents_max);
+  return rc == SQLITE_ROW ? 0 : -1;
+}
+
 static int cell_ok(const mapf_grid *g, int32_t id) { return id >= 0 && id < g->ncells; }
 
 /* Checks what SQL constraints would otherwise catch: INSERT OR IGNORE also ignores NOT NULL
@@ -609,9 +634,13 @@ static int put_agents(farm_store *st, const farm_record *r, int64_t id, char *er
                       size_t errlen) {
   const mapf_result *res = r->res;
   const mapf_grid *g = r->grid;
-  sqlite3_bind_int64(st->clear_agents, 1, id);
-  if (step_done(st, st->clear_agents, "cannot clear orphan agent rows", err, errlen) < 0)
-    return -1;
+  if (id <= st->agents_top) {
+    sqlite3_bind_int64(st->clear_agents, 1, id);
+    if (step_done(st, st->clear_agents, "cannot clear orphan agent rows", err, errlen) < 0)
+      return -1;
+  } else {
+    st->agents_top = id;
+  }
   sqlite3_stmt *s = st->put_agent;
   for (int32_t a = 0; a < res->agents; a++) {
     const mapf_agent_result *ag = &res->agent[a];
@@ -644,25 +673,27 @@ static int put_agents(farm_store *st, const farm_record *r, int64_t id, char *er
 
 /* Inserts one job row, and its agent rows when the row is new or replaced an error row. An
  * error row keeps its status and message and NULL metrics, and has no agent rows. */
-static int put_one(farm_store *st, int64_t run_id, const farm_record *r, char *err,
-                   size_t errlen) {
+static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const char *now,
+                   char *err, size_t errlen) {
   const mapf_result *res = r->res;
   int failed = res->status == MAPF_STATUS_ERROR;
   sqlite3_stmt *s = st->put_result;
+  if (failed) sqlite3_clear_bindings(s); /* parameters 15..30 NULL */
   bind_text(s, 1, r->job_key);
   if (run_id > 0)
     sqlite3_bind_int64(s, 2, run_id);
   else
     sqlite3_bind_null(s, 2);
   bind_text(s, 3, r->map);
-  bind_hex64(s, 4, r->map_hash);
+  char map_hash[16], seed[16];
+  bind_hex64(s, 4, r->map_hash, map_hash);
   bind_text(s, 5, r->generator);
   sqlite3_bind_int(s, 6, r->agents);
   sqlite3_bind_int(s, 7, r->instance);
   bind_text(s, 8, r->algorithm);
   bind_text(s, 9, r->label);
   bind_text(s, 10, r->params);
-  bind_hex64(s, 11, r->seed);
+  bind_hex64(s, 11, r->seed, seed);
   bind_text(s, 12, mapf_status_name(res->status));
   bind_text(s, 13, failed ? "" : mapf_limit_name(res->limit));
   sqlite3_bind_text(s, 14, res->message, (int)strnlen(res->message, sizeof res->message),
@@ -684,8 +715,9 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, char *e
     sqlite3_bind_int64(s, 28, res->pushes);
     sqlite3_bind_int64(s, 29, res->searches);
     sqlite3_bind_int64(s, 30, res->deadlocks_broken);
-  } /* else parameters 15..30 stay NULL (cleared after every step) */
+  }
   sqlite3_bind_int64(s, 31, r->plan_index);
+  sqlite3_bind_text(s, 32, now, 20, SQLITE_STATIC);
   /* One row changed: a new row, whose id is the last inserted rowid (a new one: ids are never
    * those of rows still present), or a replaced error row, for which that rowid stays as it
    * was (agent_results, WITHOUT ROWID, never sets it). None: the key was there; left alone. */
@@ -715,8 +747,18 @@ int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int3
   for (int32_t i = 0; i < n; i++)
     if (check_record(st, &recs[i], i, err, errlen) < 0) return -1;
   if (step_done(st, st->begin, "cannot start a transaction", err, errlen) < 0) return -1;
+  /* One time for the whole batch (the rows are committed together), formatted here rather than
+   * by strftime('now') in SQL for every row. */
+  char now[32];
+  time_t t = time(NULL);
+  struct tm tm;
+  if (!gmtime_r(&t, &tm) || strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm) != 20) {
+    set_err(err, errlen, "%s: cannot read the clock", st->path);
+    goto fail;
+  }
+  if (agents_max(st, err, errlen) < 0) goto fail;
   for (int32_t i = 0; i < n; i++)
-    if (put_one(st, run_id, &recs[i], err, errlen) < 0) goto fail;
+    if (put_one(st, run_id, &recs[i], now, err, errlen) < 0) goto fail;
   if (step_done(st, st->commit, "cannot commit results", err, errlen) < 0) goto fail;
   return 0;
 fail:
