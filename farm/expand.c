@@ -9,7 +9,7 @@
  *
  *   mapfarm-job/1
  *   map=<16 hex digits of the grid's content hash>
- *   generator=random
+ *   generator=<name>, or for a generator with parameters <name> <canonical JSON of all of them>
  *   agents=<n>
  *   instance=<i>
  *   seed=<plan seed>
@@ -32,6 +32,7 @@
 #include "algo.h"
 #include "mapgen.h"
 #include "scen.h"
+#include "scengen.h"
 #include "sim.h"
 
 static void free_strings(char **v, int64_t n) {
@@ -274,10 +275,10 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
    * sampled configurations; excluded combinations skipped through the entry's keep list). */
   farm_algo_combo(as, r, &job->params);
 
-  /* Both parts fit: the generator is "random", a parameter list is at most MAPF_MAX_PARAMS
-   * short names with their values. */
-  char text[1536 + 256];
-  int head = key_head(text, 256, sp->grids[job->map]->hash, ss->generator, job->agents,
+  /* Both parts fit: a generator's and an algorithm's parameter lists are each at most
+   * MAPF_MAX_PARAMS short names with their values (under 1,024 bytes of JSON). */
+  char text[1536 + 1280];
+  int head = key_head(text, 1280, sp->grids[job->map]->hash, ss->generator_key, job->agents,
                       job->instance, plan->seed);
   int len = head;
   if (sp->combo_tail) {
@@ -307,10 +308,8 @@ int farm_job_label(const farm_space *sp, const farm_job *job, char *buf, size_t 
 
 int farm_job_instance(const farm_space *sp, const farm_job *job, mapf_instance **out,
                       mapf_diag *d) {
-  const char *gen = sp->plan->scens[job->scen].generator;
+  const farm_scen_spec *ss = &sp->plan->scens[job->scen];
   *out = NULL;
-  if (strcmp(gen, "random") != 0)
-    return mapf_diag_set(d, MAPF_EUNSUPPORTED, NULL, 0, 0, "unknown scenario generator \"%s\"",
-                         gen);
-  return mapf_scengen_random(sp->grids[job->map], job->agents, job->instance_seed, out, d);
+  return ss->gdef->generate(sp->grids[job->map], job->agents, &ss->gparams, job->instance_seed,
+                            out, d);
 }

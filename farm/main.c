@@ -20,6 +20,7 @@
 #include "plan.h"
 #include "pool.h"
 #include "report.h"
+#include "scengen.h"
 #include "sim.h"
 #include "status.h"
 #include "store.h"
@@ -33,8 +34,9 @@ static const char usage[] =
     "usage:\n"
     "  mapfarm run PLAN.yaml --db FILE [--threads N] [--shard I/N] [--maps DIR] [--retry-failed]\n"
     "  mapfarm expand PLAN.yaml [--list] [--maps DIR]\n"
-    "  mapfarm solve --map MAP (--scen FILE [--agents N] | --generator random --agents N\n"
-    "                [--seed S]) --algo NAME [--param NAME=VALUE ...] [--steps N]\n"
+    "  mapfarm solve --map MAP (--scen FILE [--agents N] | --generator G --agents N\n"
+    "                [--generator-param NAME=VALUE ...] [--seed S]) --algo NAME\n"
+    "                [--param NAME=VALUE ...] [--steps N]\n"
     "                [--seconds S] [--expansions N] [--execution chains|single-pass]\n"
     "                [--trace FILE] [--export-scen FILE] [--maps DIR]\n"
     "  mapfarm report --db FILE NAME [--format text|md|csv] [--max-agents N]\n"
@@ -478,14 +480,52 @@ static void print_metric(const char *name, double v) {
     printf("%s: %.6g\n", name, v);
 }
 
+/* Fills pv with def's defaults and then the NAME=VALUE options opts[0..n) (given as `option`,
+ * e.g. "--param"). Returns 0, or EXIT_BAD_INPUT after printing why. */
+static int parse_param_opts(const mapf_algo_def *def, const char *const *opts, int n,
+                            const char *option, mapf_params *pv) {
+  mapf_params_default(def, pv);
+  for (int k = 0; k < n; k++) {
+    char name[64];
+    const char *eq = strchr(opts[k], '=');
+    if (!eq || eq == opts[k] || (size_t)(eq - opts[k]) >= sizeof name) {
+      fprintf(stderr, "mapfarm: error: %s: expected NAME=VALUE, found \"%s\"\n%s", option,
+              opts[k], usage);
+      return EXIT_BAD_INPUT;
+    }
+    memcpy(name, opts[k], (size_t)(eq - opts[k]));
+    name[eq - opts[k]] = '\0';
+    int32_t idx = mapf_param_index(def, name);
+    if (idx < 0) {
+      const char *names[MAPF_MAX_PARAMS];
+      for (int32_t p = 0; p < def->nparams; p++) names[p] = def->params[p].name;
+      const char *s = farm_suggest(name, names, def->nparams);
+      fprintf(stderr, "mapfarm: error: %s: %s has no parameter \"%s\"%s%s%s\n", option,
+              def->name, name, s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
+      return EXIT_BAD_INPUT;
+    }
+    mapf_diag d = {0};
+    if (mapf_param_parse(def, idx, eq + 1, &pv->v[idx], &d) != MAPF_OK) {
+      fprintf(stderr, "mapfarm: error: %s: %s\n", option, d.msg);
+      return EXIT_BAD_INPUT;
+    }
+  }
+  mapf_diag d = {0};
+  if (mapf_params_check(def, pv, &d) != MAPF_OK) {
+    fprintf(stderr, "mapfarm: error: %s: %s\n", option, d.msg);
+    return EXIT_BAD_INPUT;
+  }
+  return 0;
+}
+
 static int cmd_solve(int argc, char **argv) {
   const char *map_path = NULL, *scen_path = NULL, *generator = NULL, *algo_name = NULL;
   const char *trace_path = NULL, *export_path = NULL;
   long long agents = 0, seed = 1;
   mapf_limits limits = {10000, 0, 0};
   mapf_execution execution = MAPF_EXEC_CHAINS;
-  const char *params[64];
-  int nparams = 0;
+  const char *params[64], *gparams[64];
+  int nparams = 0, ngparams = 0;
   map_dirs md = {0};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
@@ -531,6 +571,9 @@ static int cmd_solve(int argc, char **argv) {
     } else if (strcmp(a, "--param") == 0) {
       if (nparams == 64) return bad_usage("%s", "too many --param options");
       params[nparams++] = argv[++i];
+    } else if (strcmp(a, "--generator-param") == 0) {
+      if (ngparams == 64) return bad_usage("%s", "too many --generator-param options");
+      gparams[ngparams++] = argv[++i];
     } else {
       return bad_usage("unknown option %s for solve", a);
     }
@@ -538,14 +581,23 @@ static int cmd_solve(int argc, char **argv) {
   if (!map_path) return bad_usage("%s needs --map MAP", "solve");
   if (!scen_path && !generator) return bad_usage("%s needs --scen FILE or --generator G", "solve");
   if (scen_path && generator) return bad_usage("%s takes --scen or --generator, not both", "solve");
-  if (generator && strcmp(generator, "random") != 0) {
-    static const char *const gens[] = {"random", NULL};
-    const char *s = farm_suggest(generator, gens, -1);
+  const mapf_scengen_def *gdef = generator ? mapf_scengen_find(generator) : NULL;
+  if (generator && !gdef) {
+    const char *gens[64];
+    int32_t k = 0;
+    for (; k < mapf_scengen_count() && k < 64; k++) gens[k] = mapf_scengen_at(k)->name;
+    const char *s = farm_suggest(generator, gens, k);
     fprintf(stderr, "mapfarm: error: --generator: unknown generator \"%s\"%s%s%s\n", generator,
             s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
     return EXIT_BAD_INPUT;
   }
   if (generator && agents < 1) return bad_usage("%s needs --agents N", "--generator");
+  if (ngparams > 0 && !gdef) return bad_usage("%s needs --generator G", "--generator-param");
+  mapf_params gpv;
+  if (gdef) {
+    int e = parse_param_opts(gdef->view, gparams, ngparams, "--generator-param", &gpv);
+    if (e) return e;
+  }
   if (!algo_name && limits.steps > 0) return bad_usage("%s needs --algo NAME", "solve");
   map_dirs_env(&md);
 
@@ -563,38 +615,10 @@ static int cmd_solve(int argc, char **argv) {
       free(md.env);
       return EXIT_BAD_INPUT;
     }
-    mapf_params_default(def, &pv);
-    for (int k = 0; k < nparams; k++) {
-      char name[64];
-      const char *eq = strchr(params[k], '=');
-      if (!eq || eq == params[k] || (size_t)(eq - params[k]) >= sizeof name) {
-        free(md.env);
-        return bad_usage("--param: expected NAME=VALUE, found \"%s\"", params[k]);
-      }
-      memcpy(name, params[k], (size_t)(eq - params[k]));
-      name[eq - params[k]] = '\0';
-      int32_t idx = mapf_param_index(def, name);
-      if (idx < 0) {
-        const char *names[MAPF_MAX_PARAMS];
-        for (int32_t p = 0; p < def->nparams; p++) names[p] = def->params[p].name;
-        const char *s = farm_suggest(name, names, def->nparams);
-        fprintf(stderr, "mapfarm: error: --param: %s has no parameter \"%s\"%s%s%s\n",
-                def->name, name, s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
-        free(md.env);
-        return EXIT_BAD_INPUT;
-      }
-      mapf_diag d = {0};
-      if (mapf_param_parse(def, idx, eq + 1, &pv.v[idx], &d) != MAPF_OK) {
-        fprintf(stderr, "mapfarm: error: --param: %s\n", d.msg);
-        free(md.env);
-        return EXIT_BAD_INPUT;
-      }
-    }
-    mapf_diag d = {0};
-    if (mapf_params_check(def, &pv, &d) != MAPF_OK) {
-      fprintf(stderr, "mapfarm: error: --param: %s\n", d.msg);
+    int e = parse_param_opts(def, params, nparams, "--param", &pv);
+    if (e) {
       free(md.env);
-      return EXIT_BAD_INPUT;
+      return e;
     }
   }
 
@@ -623,7 +647,7 @@ static int cmd_solve(int argc, char **argv) {
     }
     mapf_scen_free(sc);
   } else {
-    rc = mapf_scengen_random(g, (int32_t)agents, (uint64_t)seed, &inst, &d);
+    rc = gdef->generate(g, (int32_t)agents, &gpv, (uint64_t)seed, &inst, &d);
   }
   if (rc != MAPF_OK) {
     print_diag(&d);

@@ -35,6 +35,7 @@
 #include "algo.h"
 #include "hash.h"
 #include "rng.h"
+#include "scengen.h"
 #include "suggest.h"
 
 /* Bounds, so that a malicious plan cannot make the tool use unbounded memory or time before a
@@ -875,12 +876,14 @@ static void parse_maps(pctx *c, farm_plan *plan, const pnode *v, const char *dir
 /* ---- scenarios -------------------------------------------------------------------------- */
 
 typedef struct agent_at {
+  int32_t group;      /* scenarios of one generator configuration share a group */
   int32_t agents;
   int32_t scen, item; /* item: index of the list entry, or -1 */
 } agent_at;
 
 static int cmp_agent_at(const void *a, const void *b) {
   const agent_at *x = a, *y = b;
+  if (x->group != y->group) return (x->group > y->group) - (x->group < y->group);
   if (x->agents != y->agents) return (x->agents > y->agents) - (x->agents < y->agents);
   if (x->scen != y->scen) return (x->scen > y->scen) - (x->scen < y->scen);
   return (x->item > y->item) - (x->item < y->item);
@@ -928,7 +931,7 @@ static void parse_agents(pctx *c, farm_scen_spec *ss, const pnode *v) {
       perr_fatal_oom(c);
       return;
     }
-    for (int32_t i = 0; i < n; i++) a[i] = (agent_at){ss->agents[i], 0, i};
+    for (int32_t i = 0; i < n; i++) a[i] = (agent_at){0, ss->agents[i], 0, i};
     qsort(a, (size_t)n, sizeof *a, cmp_agent_at);
     for (int32_t i = 1; i < n; i++)
       if (a[i].agents == a[i - 1].agents) {
@@ -976,11 +979,58 @@ static void parse_agents(pctx *c, farm_scen_spec *ss, const pnode *v) {
   ss->nagents = (int32_t)count;
 }
 
-/* `scenarios`. An agent count in two scenarios of the same generator is an error: their
- * instances would have the same keys. */
+static int parse_single(pctx *c, const mapf_algo_def *def, int32_t i, const pnode *v,
+                        double *out);
+
+/* `params` of a scenario: single values of the generator's declared parameters (a sweep over
+ * them is one scenario entry per value). Fills ss->gparams, ss->generator and
+ * ss->generator_key. */
+static void parse_gen_params(pctx *c, farm_scen_spec *ss, const pnode *v) {
+  char fbuf[80];
+  const mapf_scengen_def *gd = ss->gdef;
+  const mapf_algo_def *view = gd->view;
+  mapf_scengen_params_default(gd, &ss->gparams);
+  if (v && !bad(c, v)) {
+    if (v->kind != PN_MAP) {
+      perr(c, v->line, v->col, "params: expected a mapping of %s's parameters, found %s",
+           gd->name, FOUND(v));
+    } else if (gd->nparams == 0) {
+      if (node_pairs(v) > 0)
+        perr(c, v->line, v->col, "params: generator %s has no parameters", gd->name);
+    } else {
+      const char *names[MAPF_MAX_PARAMS];
+      for (int32_t i = 0; i < gd->nparams; i++) names[i] = gd->params[i].name;
+      char in[64];
+      snprintf(in, sizeof in, "params of %s", gd->name);
+      kv f[MAPF_MAX_PARAMS];
+      walk_map(c, v, names, gd->nparams, f, in);
+      for (int32_t i = 0; i < gd->nparams; i++)
+        if (f[i].val) parse_single(c, view, i, f[i].val, &ss->gparams.v[i]);
+    }
+  }
+  char json[1024], text[1100];
+  if (gd->nparams == 0) {
+    ss->generator = xstrdup(c, gd->name);
+    ss->generator_key = xstrdup(c, gd->name);
+    return;
+  }
+  mapf_params_json(view, &ss->gparams, json, sizeof json);
+  snprintf(text, sizeof text, "%s %s", gd->name, json);
+  ss->generator_key = xstrdup(c, text);
+  mapf_params def;
+  mapf_scengen_params_default(gd, &def);
+  int all_default = 1;
+  for (int32_t i = 0; i < gd->nparams; i++) all_default &= def.v[i] == ss->gparams.v[i];
+  ss->generator = xstrdup(c, all_default ? gd->name : text);
+}
+
+/* `scenarios`. An agent count in two scenarios of the same generator configuration is an
+ * error: their instances would have the same keys. */
 static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
-  static const char *const keys[] = {"generator", "agents", "instances"};
-  static const char *const generators[] = {"random"};
+  static const char *const keys[] = {"generator", "agents", "instances", "params"};
+  const char *generators[64];
+  int32_t ngen = mapf_scengen_count();
+  for (int32_t i = 0; i < ngen && i < 64; i++) generators[i] = mapf_scengen_at(i)->name;
   char fbuf[80], h[480];
   if (bad(c, v)) return;
   if (v->kind != PN_SEQ || v->nkids == 0) {
@@ -1018,19 +1068,22 @@ static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
            FOUND(it));
       continue;
     }
-    kv f[3];
-    walk_map(c, it, keys, 3, f, "scenario");
+    kv f[4];
+    walk_map(c, it, keys, 4, f, "scenario");
     const char *gen = "random";
     if (f[0].val) {
       const pnode *g = f[0].val;
       gen = get_str(c, g, "generator");
-      if (gen && strcmp(gen, "random")) {
-        hint(gen, generators, 1, h, sizeof h);
+      if (gen && !mapf_scengen_find(gen)) {
+        hint(gen, generators, ngen < 64 ? ngen : 64, h, sizeof h);
         perr(c, g->line, g->col, "unknown scenario generator \"%s\"%s", gen, h);
         gen = NULL;
       }
     }
-    if (gen) ss->generator = xstrdup(c, gen);
+    if (gen) {
+      ss->gdef = mapf_scengen_find(gen);
+      parse_gen_params(c, ss, f[3].val);
+    }
     if (require(c, it, &f[1], "agents", "scenario") == 0) {
       parse_agents(c, ss, f[1].val);
       agents_node[s] = f[1].val;
@@ -1047,8 +1100,8 @@ static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
     free(agents_node);
     return;
   }
-  /* Agent counts shared between scenarios (one generator for now, so all of them), over the
-   * scenarios whose counts are valid: O(T log T) for T counts in all. */
+  /* Agent counts shared between scenarios of one generator configuration, over the scenarios
+   * whose counts are valid: O(T log T) for T counts in all (and O(S^2) to group S scenarios). */
   agent_at *a = malloc((size_t)(total ? total : 1) * sizeof *a);
   if (!a) {
     free(agents_node);
@@ -1056,14 +1109,22 @@ static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
     return;
   }
   int32_t n = 0;
-  for (int32_t s = 0; s < plan->nscens; s++)
+  for (int32_t s = 0; s < plan->nscens; s++) {
+    int32_t group = s;
+    const char *gk = plan->scens[s].generator_key;
+    for (int32_t t = 0; t < s && gk; t++)
+      if (plan->scens[t].generator_key && strcmp(plan->scens[t].generator_key, gk) == 0) {
+        group = t;
+        break;
+      }
     for (int32_t i = 0; i < plan->scens[s].nagents; i++)
-      a[n++] = (agent_at){plan->scens[s].agents[i], s, i};
+      a[n++] = (agent_at){group, plan->scens[s].agents[i], s, i};
+  }
   qsort(a, (size_t)n, sizeof *a, cmp_agent_at);
   char reported[PLAN_MAX_SCENARIOS] = {0};
   int32_t run = 0;
   for (int32_t i = 1; i < n; i++) {
-    if (a[i].agents != a[i - 1].agents) run = i;
+    if (a[i].agents != a[i - 1].agents || a[i].group != a[i - 1].group) run = i;
     if (a[i].scen == a[run].scen || reported[a[i].scen]) continue;
     /* One message per later scenario, naming the earliest scenario with that count. */
     const farm_scen_spec *first = &plan->scens[a[run].scen];
@@ -2296,6 +2357,7 @@ void farm_plan_free(farm_plan *p) {
   free(p->maps);
   for (int32_t i = 0; p->scens && i < p->nscens; i++) {
     free(p->scens[i].generator);
+    free(p->scens[i].generator_key);
     free(p->scens[i].agents);
   }
   free(p->scens);

@@ -26,7 +26,15 @@ typedef struct farm_map_spec {
 } farm_map_spec;
 
 typedef struct farm_scen_spec {
-  char *generator;         /* "random" */
+  /* The generator (core/scengen.h) and its resolved parameters (`params:` over the defaults). */
+  const struct mapf_scengen_def *gdef;
+  mapf_params gparams;
+  /* As the database's `generator` column shows it: the name when every parameter has its
+   * default, else the name, a space and the canonical JSON of every parameter. */
+  char *generator;
+  /* As the job key names it (farm/expand.c): the name for a generator without parameters,
+   * else the name, a space and the canonical JSON of every parameter, defaults included. */
+  char *generator_key;
   int32_t *agents;         /* agent counts, in plan order */
   int32_t nagents;
   int32_t instances;       /* instances per (map, agent count) */

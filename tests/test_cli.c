@@ -148,6 +148,53 @@ Test(cli, exported_scenario_reproduces_the_instance) {
   free(err);
 }
 
+/* `solve --generator G --generator-param ... --steps 0 --export-scen` writes the instance only:
+ * swap-sides on the horizontal axis sends the first half of the agents left to right and the
+ * rest back, and the same seed gives the same file. */
+Test(cli, solve_exports_a_generated_problem_type_without_simulating) {
+  char *out, *err, scen[512], scen2[512], map[512];
+  snprintf(scen, sizeof scen, "%s/swap.scen", tmpdir);
+  snprintf(scen2, sizeof scen2, "%s/swap2.scen", tmpdir);
+  snprintf(map, sizeof map, "%s/tests/data/maps/tiny.map", MAPFARM_SOURCE_DIR);
+  const char *args = "--generator swap-sides --generator-param axis=0 --generator-param band=0.3 "
+                     "--agents 7 --seed 4 --steps 0";
+  cr_assert_eq(mapfarm(&out, &err, "solve --map '%s' %s --export-scen '%s'", map, args, scen), 0,
+               "%s", err);
+  cr_assert_eq(strlen(out), 0, "no simulation, no metrics: %s", out);
+  free(out);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, NULL, "solve --map '%s' %s --export-scen '%s'", map, args, scen2), 0);
+  char *a = test_slurp_text(scen), *b = test_slurp_text(scen2);
+  cr_assert_str_eq(a, b);
+  int n = 0;
+  char *line = strchr(a, '\n');
+  while (line && line[1]) {
+    int bucket, w, h, sx, sy, gx, gy;
+    char name[256];
+    double opt;
+    cr_assert_eq(sscanf(line + 1, "%d %255s %d %d %d %d %d %d %lf", &bucket, name, &w, &h, &sx,
+                        &sy, &gx, &gy, &opt),
+                 9, "%s", line + 1);
+    if (n < 4) cr_assert_lt(sx, gx, "agent %d goes left to right", n);
+    else cr_assert_gt(sx, gx, "agent %d goes right to left", n);
+    n++;
+    line = strchr(line + 1, '\n');
+  }
+  cr_assert_eq(n, 7);
+  free(a);
+  free(b);
+  cr_assert_eq(mapfarm(NULL, &err, "solve --map '%s' --generator swap-side --agents 3 --steps 0",
+                       map), 2);
+  cr_assert(strstr(err, "unknown generator \"swap-side\"; did you mean \"swap-sides\"?"), "%s",
+            err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "solve --map '%s' --generator swap-sides --generator-param "
+                       "band=2 --agents 3 --steps 0", map), 2);
+  cr_assert(strstr(err, "--generator-param: band: expected a number in [0.001, 0.5], found 2"),
+            "%s", err);
+  free(err);
+}
+
 static void plan_path(char *buf, size_t n, const char *name) {
   snprintf(buf, n, "%s/tests/data/cli/%s", MAPFARM_SOURCE_DIR, name);
 }

@@ -7,6 +7,7 @@
 
 #include "algo.h"
 #include "expand.h"
+#include "scengen.h"
 #include "hash.h"
 #include "plan.h"
 #include "scen.h"
@@ -610,4 +611,48 @@ Test(expand, a_label_template_is_not_part_of_the_key) {
   cr_assert_str_eq(label, "BMAA*");
   unload(&a);
   unload(&b);
+}
+
+/* A generator with parameters is named in the key with every parameter, and a job's instance is
+ * that generator's output for the instance seed. */
+Test(expand, keys_name_the_generator_configuration_and_jobs_use_it) {
+  loaded l;
+  load_text(&l, "name: x\nseed: 3\nmaps: [tiny.map]\nscenarios:\n"
+                "  - {generator: swap-sides, agents: 4, params: {band: 0.5}}\n"
+                "algorithms: [{name: bmaa, params: {expansions: 8}}]\n"
+                "limits: {steps: 20}\n");
+  cr_assert_eq(l.sp.njobs, 1);
+  farm_job j;
+  farm_space_job(&l.sp, 0, &j);
+  char text[1024];
+  int head = snprintf(text, sizeof text,
+                      "mapfarm-job/1\nmap=%016llx\ngenerator=swap-sides {\"axis\":-1,\"band\":0.5}\n"
+                      "agents=4\ninstance=0\nseed=3\n",
+                      (unsigned long long)l.sp.grids[0]->hash);
+  int len = head + snprintf(text + head, sizeof text - (size_t)head,
+                            "algorithm=bmaa\nparams={\"expansions\":8,\"flow\":false,"
+                            "\"moves\":32,\"push\":false,\"vision\":1.4142135623730951}\n"
+                            "limits=steps:20,seconds:0,expansions:0\nexecution=chains\n");
+  mapf_hash128 key = mapf_hash128_of(text, (size_t)len);
+  char hex[33];
+  mapf_hash128_hex(key, hex);
+  cr_assert_str_eq(j.key_hex, hex);
+  cr_assert_eq(j.instance_seed, mapf_hash64(text, (size_t)head, 0));
+
+  mapf_instance *got = NULL, *want = NULL;
+  mapf_diag d = {0};
+  cr_assert_eq(farm_job_instance(&l.sp, &j, &got, &d), MAPF_OK, "%s", d.msg);
+  const mapf_scengen_def *g = mapf_scengen_find("swap-sides");
+  mapf_params p;
+  mapf_scengen_params_default(g, &p);
+  p.v[mapf_param_index(g->view, "band")] = 0.5;
+  cr_assert_eq(g->generate(l.sp.grids[0], 4, &p, j.instance_seed, &want, &d), MAPF_OK);
+  cr_assert_eq(got->n, 4);
+  for (int32_t a = 0; a < 4; a++) {
+    cr_assert_eq(got->start[a], want->start[a]);
+    cr_assert_eq(got->goal[a], want->goal[a]);
+  }
+  mapf_instance_free(got);
+  mapf_instance_free(want);
+  unload(&l);
 }

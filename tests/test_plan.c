@@ -11,6 +11,7 @@
 #include "algo.h"
 #include "hash.h"
 #include "plan.h"
+#include "scengen.h"
 
 #ifndef MAPFARM_SOURCE_DIR
 #error "MAPFARM_SOURCE_DIR (the repository root) must be defined"
@@ -980,4 +981,74 @@ Test(plan, applies_the_generator_defaults_of_core) {
     cr_assert_eq(g->seed, want.seed);
   }
   farm_plan_free(p);
+}
+
+/* ---- scenario generators (core/scengen.h) ------------------------------------------------ */
+
+Test(plan, names_generator_configurations_for_keys_and_for_the_database) {
+  farm_plan *p = parse_good("name: x\nmaps: [tiny.map]\nscenarios:\n"
+                            "  - {generator: random, agents: 2}\n"
+                            "  - {generator: cross-sides, agents: 2}\n"
+                            "  - {generator: cross-sides, agents: 2, params: {band: 0.1}}\n"
+                            "algorithms: [{name: bmaa}]\n");
+  cr_assert_eq(p->nscens, 3);
+  /* random has no parameters: its name alone, in keys as before generators had any. */
+  cr_assert_str_eq(p->scens[0].generator, "random");
+  cr_assert_str_eq(p->scens[0].generator_key, "random");
+  /* Defaults: the column shows the name, the key names every parameter. */
+  cr_assert_str_eq(p->scens[1].generator, "cross-sides");
+  cr_assert_str_eq(p->scens[1].generator_key, "cross-sides {\"band\":0.25,\"side\":-1}");
+  cr_assert_str_eq(p->scens[2].generator, "cross-sides {\"band\":0.1,\"side\":-1}");
+  cr_assert_str_eq(p->scens[2].generator_key, p->scens[2].generator);
+  int32_t band = mapf_param_index(p->scens[2].gdef->view, "band");
+  cr_assert_geq(band, 0);
+  cr_assert_float_eq(p->scens[2].gparams.v[band], 0.1, 1e-15);
+  farm_plan_free(p);
+}
+
+Test(plan, checks_generator_names_and_params_with_suggestions) {
+  int rc;
+  char *all = parse_text("name: x\nmaps: [tiny.map]\nscenarios:\n"
+                         "  - {generator: cross-side, agents: 2}\n"
+                         "  - {generator: swap-sides, agents: 3, params: {axs: 1}}\n"
+                         "  - {generator: inside-out, agents: 4, params: {inner: 0.9}}\n"
+                         "  - {generator: random, agents: 5, params: {band: 0.1}}\n"
+                         "  - {generator: outside-in, agents: 6, params: [1]}\n"
+                         "algorithms: [{name: bmaa}]\n",
+                         &rc);
+  cr_assert_eq(rc, MAPF_EINVAL);
+  const char *want[] = {
+      "mem/plan.yaml:4:17: error: unknown scenario generator \"cross-side\"; did you mean "
+      "\"cross-sides\"?",
+      "mem/plan.yaml:5:49: error: unknown key \"axs\" in params of swap-sides; did you mean "
+      "\"axis\"?",
+      "mem/plan.yaml:6:56: error: inner: expected a number in [0.001, 0.5], found 0.9",
+      "mem/plan.yaml:7:44: error: params: generator random has no parameters",
+      "mem/plan.yaml:8:48: error: params: expected a mapping of outside-in's parameters, found "
+      "a list"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    cr_assert(strstr(all, want[i]), "missing:\n%s\nin:\n%s", want[i], all);
+  free(all);
+}
+
+Test(plan, an_agent_count_repeats_only_within_one_generator_configuration) {
+  farm_plan *p = parse_good("name: x\nmaps: [tiny.map]\nscenarios:\n"
+                            "  - {generator: random, agents: [2, 3]}\n"
+                            "  - {generator: swap-sides, agents: [2, 3]}\n"
+                            "  - {generator: swap-sides, agents: [2, 3], params: {band: 0.5}}\n"
+                            "algorithms: [{name: bmaa}]\n");
+  farm_plan_free(p);
+  int rc;
+  char *all = parse_text("name: x\nmaps: [tiny.map]\nscenarios:\n"
+                         "  - {generator: swap-sides, agents: [2, 3]}\n"
+                         "  - {generator: random, agents: 3}\n"
+                         "  - {generator: swap-sides, agents: 3, params: {band: 0.25}}\n"
+                         "algorithms: [{name: bmaa}]\n",
+                         &rc);
+  cr_assert_eq(rc, MAPF_EINVAL);
+  cr_assert(strstr(all, "mem/plan.yaml:6:37: error: agents: 3 is also in the scenario at line 4, "
+                        "column 5; its instances would run twice"),
+            "%s", all);
+  cr_assert_null(strstr(all, "line 5"), "random is another generator:\n%s", all);
+  free(all);
 }

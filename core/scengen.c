@@ -1,0 +1,583 @@
+/* scengen.c: the registry of scenario generators and the problem types of thesis 5.4.1,
+ * Fig. 5.4 beyond `random` (which is mapf_scengen_random in scen.c). The definitions, and which
+ * of them are this project's choices, are in scengen.h. */
+#include "scengen.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+/* ---- parameters ----------------------------------------------------------------------- */
+
+/* Fractions are (0, x] in principle; ranges are inclusive (algo.h), so the smallest accepted
+ * value is 0.001, which also keeps ceil(n / density) far from overflowing. */
+#define FRACTION_MIN 0.001
+
+static const mapf_param_def cross_params[] = {
+    {"side", MAPF_PARAM_INT, -1, 3, -1,
+     "side of the starts: 0 left, 1 right, 2 top, 3 bottom, -1 drawn from the seed; goals on "
+     "the opposite side"},
+    {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
+     "fraction of the usable cells in each side band"},
+};
+
+static const mapf_param_def swap_params[] = {
+    {"axis", MAPF_PARAM_INT, -1, 1, -1,
+     "0: left <-> right, 1: top <-> bottom, -1 drawn from the seed"},
+    {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
+     "fraction of the usable cells in each side band"},
+};
+
+static const mapf_param_def centre_params[] = {
+    {"inner", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
+     "fraction of the usable cells nearest the centre (the inner region)"},
+    {"outer", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
+     "fraction of the usable cells farthest from the centre (the outer region)"},
+};
+
+static const mapf_param_def tight_params[] = {
+    {"density", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.5,
+     "agents per cluster cell: each cluster holds ceil(n / density) cells"},
+};
+
+static const mapf_param_def wide_params[] = {
+    {"density", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.5,
+     "agents per start-cluster cell: the start cluster holds ceil(n / density) cells"},
+    {"wide", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.05,
+     "agents per goal-cluster cell: the goal cluster holds ceil(n / wide) cells"},
+};
+
+#define NPARAMS(a) ((int32_t)(sizeof(a) / sizeof(a)[0]))
+
+/* ---- helpers -------------------------------------------------------------------------- */
+
+/* The number of cells a fraction f of u cells stands for: max(1, floor(f * u)). The epsilon
+ * keeps products such as 0.29 * 100 = 28.999999999999996 at 29. For f <= 0.5 and u >= 2 the
+ * result is at most u / 2, so two such regions taken from opposite ends of a ranking never
+ * overlap. */
+static int32_t fraction_cells(double f, int32_t u) {
+  double k = floor(f * (double)u + 1e-9);
+  return k < 1 ? 1 : (int32_t)k;
+}
+
+/* ceil(n / f) for f in (0, 1], capped at cap (the epsilon as above). */
+static int32_t cluster_cells(int32_t n, double f, int32_t cap) {
+  double k = ceil((double)n / f - 1e-9);
+  return k > (double)cap ? cap : (int32_t)k;
+}
+
+/* What every generator does first: n >= 1, parameters in range (defaults when p is NULL).
+ * Fills *v with the parameters. */
+static int begin(const mapf_scengen_def *def, int32_t n, const mapf_params *p, mapf_params *v,
+                 mapf_diag *d) {
+  if (n < 1)
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "agents: expected an integer >= 1, found %d",
+                         (int)n);
+  if (p)
+    *v = *p;
+  else
+    mapf_params_default(def->view, v);
+  mapf_diag why;
+  int rc = mapf_params_check(def->view, v, &why);
+  if (rc != MAPF_OK) return mapf_diag_set(d, rc, NULL, 0, 0, "%s: %s", def->name, why.msg);
+  return MAPF_OK;
+}
+
+/* Regions need two usable cells at least (one start, one goal). */
+static int need_usable(const mapf_grid *g, const char *gen, int32_t n, mapf_diag *d) {
+  if (g->nusable >= 2) return MAPF_OK;
+  return mapf_diag_set(d, MAPF_ENOSPACE, NULL, 0, 0,
+                       "map %s: %s: %d passable cells in components of 2 or more; cannot place "
+                       "%d agents",
+                       g->name, gen, (int)g->nusable, (int)n);
+}
+
+/* A set of usable cells, named for messages. */
+typedef struct region {
+  const int32_t *cells;
+  int32_t n;
+  const char *name;
+} region;
+
+/* ---- pairing within components -------------------------------------------------------- */
+
+/* Draws n agents (written to start[0..n-1], goal[0..n-1]) with starts in S and goals in G, two
+ * disjoint sets of usable cells, each goal in its start's component. Starts: a Fisher-Yates
+ * draw over S in which a drawn cell whose component has no free goal cell left is dropped; each
+ * draw takes or drops one cell, so there are at most |S| draws. Goals: per component, a
+ * partial Fisher-Yates over its cells of G (G counting-sorted by component). Since S and G are
+ * disjoint, start != goal.
+ *
+ * This succeeds exactly when the capacity, the sum over components c of min(|S in c|,
+ * |G in c|), is at least n: when S runs out, every component has taken that many. Returns
+ * MAPF_OK, MAPF_ENOMEM, or MAPF_ENOSPACE with *capacity set and no message (the caller names
+ * the generator). O(|S| + |G| + ncomponents) time and memory. */
+static int pair_regions(const mapf_grid *g, region S, region G, int32_t n, mapf_rng *r,
+                        int32_t *start, int32_t *goal, int32_t *capacity) {
+  int32_t nc = g->ncomponents;
+  int32_t *scount = calloc((size_t)nc, sizeof *scount);
+  int32_t *goff = calloc((size_t)nc + 1, sizeof *goff);     /* G by component: offsets */
+  int32_t *taken = calloc((size_t)nc, sizeof *taken);       /* starts, then goals, per comp */
+  int32_t *gpool = malloc(((size_t)G.n + 1) * sizeof *gpool);
+  int32_t *cand = malloc(((size_t)S.n + 1) * sizeof *cand);
+  int rc = MAPF_OK;
+  if (!scount || !goff || !taken || !gpool || !cand) {
+    rc = MAPF_ENOMEM;
+    goto done;
+  }
+  for (int32_t i = 0; i < S.n; i++) scount[g->component[S.cells[i]]]++;
+  for (int32_t i = 0; i < G.n; i++) goff[g->component[G.cells[i]] + 1]++;
+  int64_t cap = 0;
+  for (int32_t c = 0; c < nc; c++) {
+    int32_t gc = goff[c + 1];
+    cap += scount[c] < gc ? scount[c] : gc;
+    goff[c + 1] += goff[c];
+  }
+  *capacity = (int32_t)cap;
+  if (cap < n) {
+    rc = MAPF_ENOSPACE;
+    goto done;
+  }
+  /* Counting sort of G by component; taken[] serves as the fill pointer, then is cleared. */
+  for (int32_t i = 0; i < G.n; i++) {
+    int32_t c = g->component[G.cells[i]];
+    gpool[goff[c] + taken[c]++] = G.cells[i];
+  }
+  memset(taken, 0, (size_t)nc * sizeof *taken);
+
+  /* Starts. cap >= n, so S does not run out before n are taken. */
+  memcpy(cand, S.cells, (size_t)S.n * sizeof *cand);
+  int32_t k = S.n;
+  for (int32_t i = 0; i < n;) {
+    int32_t j = (int32_t)mapf_rng_below(r, (uint64_t)k);
+    int32_t s = cand[j];
+    cand[j] = cand[--k];
+    int32_t c = g->component[s];
+    if (taken[c] < goff[c + 1] - goff[c]) {
+      taken[c]++;
+      start[i++] = s;
+    }
+  }
+  memset(taken, 0, (size_t)nc * sizeof *taken);
+
+  /* Goals: the front of each component's pool is the taken part. */
+  for (int32_t i = 0; i < n; i++) {
+    int32_t c = g->component[start[i]];
+    int32_t *p = gpool + goff[c] + taken[c];
+    int32_t m = goff[c + 1] - goff[c] - taken[c]; /* >= 1 by the start draw */
+    int32_t j = (int32_t)mapf_rng_below(r, (uint64_t)m);
+    int32_t t = p[0];
+    p[0] = p[j];
+    p[j] = t;
+    goal[i] = p[0];
+    taken[c]++;
+  }
+
+done:
+  free(scount);
+  free(goff);
+  free(taken);
+  free(gpool);
+  free(cand);
+  return rc;
+}
+
+static int no_space_pairs(mapf_diag *d, const mapf_grid *g, const char *gen, region S, region G,
+                          int32_t cap, int32_t n) {
+  return mapf_diag_set(d, MAPF_ENOSPACE, NULL, 0, 0,
+                       "map %s: %s: starts in the %s (%d cells) and goals in the %s (%d cells) "
+                       "pair up at most %d agents within connected components; cannot place %d",
+                       g->name, gen, S.name, (int)S.n, G.name, (int)G.n, (int)cap, (int)n);
+}
+
+static int no_memory(mapf_diag *d) {
+  return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
+}
+
+/* ---- sides ---------------------------------------------------------------------------- */
+
+/* Writes the usable cells to rank[] in (x, id) order (axis 0) or (y, id) order (axis 1). The
+ * grid's usable list is in id order, which is (y, id) order; for x a stable counting sort by
+ * column keeps id order within a column. O(usable + width). */
+static int rank_by_axis(const mapf_grid *g, int axis, int32_t *rank) {
+  int32_t u = g->nusable;
+  if (axis == 1) {
+    memcpy(rank, g->usable, (size_t)u * sizeof *rank);
+    return MAPF_OK;
+  }
+  int32_t *at = calloc((size_t)g->width + 1, sizeof *at);
+  if (!at) return MAPF_ENOMEM;
+  for (int32_t i = 0; i < u; i++) at[mapf_grid_x(g, g->usable[i]) + 1]++;
+  for (int32_t x = 0; x < g->width; x++) at[x + 1] += at[x];
+  for (int32_t i = 0; i < u; i++) rank[at[mapf_grid_x(g, g->usable[i])]++] = g->usable[i];
+  free(at);
+  return MAPF_OK;
+}
+
+static const char *const side_names[4] = {"left band", "right band", "top band", "bottom band"};
+
+/* The band on side (0 left, 1 right, 2 top, 3 bottom) of a ranking by side / 2's axis: the
+ * first k cells for left and top, the last k for right and bottom. */
+static region side_band(const int32_t *rank, int32_t u, int32_t k, int side) {
+  region b = {side % 2 == 0 ? rank : rank + u - k, k, side_names[side]};
+  return b;
+}
+
+/* cross-sides (Fig. 5.4): starts in the band on `side`, goals in the opposite band. The side,
+ * when drawn, is the first draw of the seed. O(usable + width). */
+static int gen_cross_sides(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
+                           mapf_instance **out, mapf_diag *d) {
+  mapf_params v;
+  int rc = begin(mapf_scengen_find("cross-sides"), n, p, &v, d);
+  if (rc) return rc;
+  if ((rc = need_usable(g, "cross-sides", n, d))) return rc;
+  mapf_rng r;
+  mapf_rng_seed(&r, seed);
+  int side = v.v[0] >= 0 ? (int)v.v[0] : (int)mapf_rng_below(&r, 4);
+  int32_t u = g->nusable, k = fraction_cells(v.v[1], u);
+  int32_t *rank = malloc((size_t)u * sizeof *rank);
+  mapf_instance *inst = mapf_instance_new(n);
+  if (!rank || !inst || rank_by_axis(g, side / 2, rank)) {
+    rc = no_memory(d);
+    goto done;
+  }
+  region S = side_band(rank, u, k, side), G = side_band(rank, u, k, side ^ 1);
+  int32_t cap = 0;
+  rc = pair_regions(g, S, G, n, &r, inst->start, inst->goal, &cap);
+  if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, "cross-sides", S, G, cap, n);
+  if (rc == MAPF_ENOMEM) rc = no_memory(d);
+  if (rc == MAPF_OK) {
+    *out = inst;
+    inst = NULL;
+  }
+done:
+  free(rank);
+  mapf_instance_free(inst);
+  return rc;
+}
+
+/* swap-sides (Fig. 5.4): agents 0 .. ceil(n/2)-1 from the first band (left or top) to the
+ * opposite one, the others back. The two halves are drawn one after the other from one
+ * generator; each needs its own capacity (the same number both ways). O(usable + width). */
+static int gen_swap_sides(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
+                          mapf_instance **out, mapf_diag *d) {
+  mapf_params v;
+  int rc = begin(mapf_scengen_find("swap-sides"), n, p, &v, d);
+  if (rc) return rc;
+  if ((rc = need_usable(g, "swap-sides", n, d))) return rc;
+  mapf_rng r;
+  mapf_rng_seed(&r, seed);
+  int axis = v.v[0] >= 0 ? (int)v.v[0] : (int)mapf_rng_below(&r, 2);
+  int32_t u = g->nusable, k = fraction_cells(v.v[1], u);
+  int32_t *rank = malloc((size_t)u * sizeof *rank);
+  mapf_instance *inst = mapf_instance_new(n);
+  if (!rank || !inst || rank_by_axis(g, axis, rank)) {
+    rc = no_memory(d);
+    goto done;
+  }
+  region first = side_band(rank, u, k, 2 * axis), second = side_band(rank, u, k, 2 * axis + 1);
+  int32_t half = n - n / 2, cap = 0;
+  rc = pair_regions(g, first, second, half, &r, inst->start, inst->goal, &cap);
+  if (rc == MAPF_OK && n - half > 0) {
+    rc = pair_regions(g, second, first, n - half, &r, inst->start + half, inst->goal + half,
+                      &cap);
+    if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, "swap-sides", second, first, cap, n - half);
+  } else if (rc == MAPF_ENOSPACE) {
+    rc = no_space_pairs(d, g, "swap-sides", first, second, cap, half);
+  }
+  if (rc == MAPF_ENOMEM) rc = no_memory(d);
+  if (rc == MAPF_OK) {
+    *out = inst;
+    inst = NULL;
+  }
+done:
+  free(rank);
+  mapf_instance_free(inst);
+  return rc;
+}
+
+/* ---- centre --------------------------------------------------------------------------- */
+
+typedef struct dist_cell {
+  int64_t d2; /* squared distance to the centre, in half cells (exact) */
+  int32_t id;
+} dist_cell;
+
+static int cmp_dist_cell(const void *a, const void *b) {
+  const dist_cell *x = a, *y = b;
+  if (x->d2 != y->d2) return x->d2 < y->d2 ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Writes the usable cells to rank[] by (Euclidean distance to the centre of their bounding
+ * box, id). Coordinates are doubled so that the centre, (min + max) / 2, is an integer and
+ * distances compare exactly. O(usable log usable). */
+static int rank_by_centre(const mapf_grid *g, int32_t *rank) {
+  int32_t u = g->nusable;
+  int32_t x0 = g->width, x1 = -1, y0 = g->height, y1 = -1;
+  for (int32_t i = 0; i < u; i++) {
+    int32_t x = mapf_grid_x(g, g->usable[i]), y = mapf_grid_y(g, g->usable[i]);
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+  }
+  dist_cell *dc = malloc((size_t)u * sizeof *dc);
+  if (!dc) return MAPF_ENOMEM;
+  for (int32_t i = 0; i < u; i++) {
+    int64_t dx = 2 * (int64_t)mapf_grid_x(g, g->usable[i]) - (x0 + x1);
+    int64_t dy = 2 * (int64_t)mapf_grid_y(g, g->usable[i]) - (y0 + y1);
+    dc[i].d2 = dx * dx + dy * dy;
+    dc[i].id = g->usable[i];
+  }
+  qsort(dc, (size_t)u, sizeof *dc, cmp_dist_cell);
+  for (int32_t i = 0; i < u; i++) rank[i] = dc[i].id;
+  free(dc);
+  return MAPF_OK;
+}
+
+/* inside-out and outside-in (Fig. 5.4): the inner region is the first `inner` fraction of the
+ * ranking by distance to the centre, the outer region the last `outer` fraction. */
+static int gen_centre(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
+                      int inside_out, mapf_instance **out, mapf_diag *d) {
+  const char *gen = inside_out ? "inside-out" : "outside-in";
+  mapf_params v;
+  int rc = begin(mapf_scengen_find(gen), n, p, &v, d);
+  if (rc) return rc;
+  if ((rc = need_usable(g, gen, n, d))) return rc;
+  mapf_rng r;
+  mapf_rng_seed(&r, seed);
+  int32_t u = g->nusable, ki = fraction_cells(v.v[0], u), ko = fraction_cells(v.v[1], u);
+  int32_t *rank = malloc((size_t)u * sizeof *rank);
+  mapf_instance *inst = mapf_instance_new(n);
+  if (!rank || !inst || rank_by_centre(g, rank)) {
+    rc = no_memory(d);
+    goto done;
+  }
+  region inner = {rank, ki, "inner region"}, outer = {rank + u - ko, ko, "outer region"};
+  region S = inside_out ? inner : outer, G = inside_out ? outer : inner;
+  int32_t cap = 0;
+  rc = pair_regions(g, S, G, n, &r, inst->start, inst->goal, &cap);
+  if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, gen, S, G, cap, n);
+  if (rc == MAPF_ENOMEM) rc = no_memory(d);
+  if (rc == MAPF_OK) {
+    *out = inst;
+    inst = NULL;
+  }
+done:
+  free(rank);
+  mapf_instance_free(inst);
+  return rc;
+}
+
+static int gen_inside_out(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
+                          mapf_instance **out, mapf_diag *d) {
+  return gen_centre(g, n, p, seed, 1, out, d);
+}
+
+static int gen_outside_in(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
+                          mapf_instance **out, mapf_diag *d) {
+  return gen_centre(g, n, p, seed, 0, out, d);
+}
+
+/* ---- clusters ------------------------------------------------------------------------- */
+
+enum { SEEN_START = 1, IN_START = 2, SEEN_GOAL = 4 };
+
+/* Breadth-first search from centre over legal moves (mapf_dir order), writing cells to q[] in
+ * BFS order until `want` cells not marked `skip` have been collected into coll[] (the search
+ * passes through skipped cells without collecting them). The component must hold `want` such
+ * cells. Marks visited cells with `seen`. Returns the number of cells in q. O(cells visited). */
+static int32_t bfs_collect(const mapf_grid *g, int32_t centre, uint8_t *mark, uint8_t seen,
+                           uint8_t skip, int32_t *q, int32_t *coll, int32_t want) {
+  int32_t head = 0, tail = 0, k = 0;
+  q[tail++] = centre;
+  mark[centre] |= seen;
+  if (!(mark[centre] & skip)) coll[k++] = centre;
+  while (k < want && head < tail) {
+    int32_t c = q[head++];
+    for (int dir = 0; dir < 8 && k < want; dir++) {
+      if (!(g->moves[c] >> dir & 1)) continue;
+      int32_t nb = c + g->offset[dir];
+      if (mark[nb] & seen) continue;
+      mark[nb] |= seen;
+      q[tail++] = nb;
+      if (!(mark[nb] & skip)) coll[k++] = nb;
+    }
+  }
+  return tail;
+}
+
+/* Partial Fisher-Yates: the first n of cells[0..m-1] become a uniform draw without
+ * replacement, copied to dst. */
+static void draw_from(int32_t *cells, int32_t m, int32_t n, mapf_rng *r, int32_t *dst) {
+  for (int32_t i = 0; i < n; i++) {
+    int32_t j = i + (int32_t)mapf_rng_below(r, (uint64_t)(m - i));
+    int32_t t = cells[i];
+    cells[i] = cells[j];
+    cells[j] = t;
+    dst[i] = cells[i];
+  }
+}
+
+/* tight-to-tight and tight-to-wide (Fig. 5.4): a start cluster of ceil(n / ds) cells and a
+ * disjoint goal cluster of ceil(n / dg) cells, grown by BFS from two centres of one component
+ * (scengen.h). Draws: the start centre, the goal centre, n starts, n goals. O(ncells) memory
+ * for the marks; O(component) time. */
+static int gen_clusters(const mapf_grid *g, int32_t n, double ds, double dg, uint64_t seed,
+                        const char *gen, mapf_instance **out, mapf_diag *d) {
+  /* Components with room for n starts and n goals in disjoint clusters. */
+  int64_t eligible = 0;
+  int32_t largest = 0;
+  for (int32_t c = 0; c < g->ncomponents; c++) {
+    int32_t sz = g->component_size[c];
+    if (sz < 2) continue;
+    if (sz > largest) largest = sz;
+    if (sz >= 2 * (int64_t)n) eligible += sz;
+  }
+  if (eligible == 0)
+    return mapf_diag_set(d, MAPF_ENOSPACE, NULL, 0, 0,
+                         "map %s: %s: the largest connected component has %d usable cells; %d "
+                         "agents need %lld (start and goal clusters of %d cells each, disjoint)",
+                         g->name, gen, (int)largest, (int)n, 2 * (long long)n, (int)n);
+  mapf_rng r;
+  mapf_rng_seed(&r, seed);
+  int64_t pick = (int64_t)mapf_rng_below(&r, (uint64_t)eligible);
+  int32_t comp = -1;
+  for (int32_t c = 0; c < g->ncomponents && comp < 0; c++) {
+    int32_t sz = g->component_size[c];
+    if (sz < 2 || sz < 2 * (int64_t)n) continue;
+    if (pick < sz)
+      comp = c;
+    else
+      pick -= sz;
+  }
+  const int32_t *cells = g->usable_by_comp + g->usable_off[comp];
+  int32_t size = g->component_size[comp];
+  int32_t centre = cells[pick];
+  /* The start cluster leaves at least n cells for the goal cluster. */
+  int32_t ms = cluster_cells(n, ds, size - n);
+  int32_t mg = cluster_cells(n, dg, size - ms);
+
+  mapf_instance *inst = mapf_instance_new(n);
+  uint8_t *mark = calloc((size_t)g->ncells, 1);
+  int32_t *q = malloc((size_t)size * sizeof *q);
+  int32_t *sc = malloc((size_t)ms * sizeof *sc);
+  int32_t *gc = malloc((size_t)mg * sizeof *gc);
+  int rc = MAPF_OK;
+  if (!inst || !mark || !q || !sc || !gc) {
+    rc = no_memory(d);
+    goto done;
+  }
+  bfs_collect(g, centre, mark, SEEN_START, 0, q, sc, ms);
+  for (int32_t i = 0; i < ms; i++) mark[sc[i]] |= IN_START;
+
+  /* The goal centre: uniform over the size - ms cells of the component outside the cluster. */
+  int64_t gpick = (int64_t)mapf_rng_below(&r, (uint64_t)(size - ms));
+  int32_t gcentre = -1;
+  for (int32_t i = 0; i < size && gcentre < 0; i++) {
+    if (mark[cells[i]] & IN_START) continue;
+    if (gpick-- == 0) gcentre = cells[i];
+  }
+  bfs_collect(g, gcentre, mark, SEEN_GOAL, IN_START, q, gc, mg);
+
+  draw_from(sc, ms, n, &r, inst->start);
+  draw_from(gc, mg, n, &r, inst->goal);
+  *out = inst;
+  inst = NULL;
+done:
+  mapf_instance_free(inst);
+  free(mark);
+  free(q);
+  free(sc);
+  free(gc);
+  return rc;
+}
+
+static int gen_tight_to_tight(const mapf_grid *g, int32_t n, const mapf_params *p,
+                              uint64_t seed, mapf_instance **out, mapf_diag *d) {
+  mapf_params v;
+  int rc = begin(mapf_scengen_find("tight-to-tight"), n, p, &v, d);
+  if (rc) return rc;
+  return gen_clusters(g, n, v.v[0], v.v[0], seed, "tight-to-tight", out, d);
+}
+
+static int gen_tight_to_wide(const mapf_grid *g, int32_t n, const mapf_params *p,
+                             uint64_t seed, mapf_instance **out, mapf_diag *d) {
+  mapf_params v;
+  int rc = begin(mapf_scengen_find("tight-to-wide"), n, p, &v, d);
+  if (rc) return rc;
+  return gen_clusters(g, n, v.v[0], v.v[1], seed, "tight-to-wide", out, d);
+}
+
+static int gen_random(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
+                      mapf_instance **out, mapf_diag *d) {
+  (void)p;
+  return mapf_scengen_random(g, n, seed, out, d);
+}
+
+/* ---- the registry --------------------------------------------------------------------- */
+
+static const char doc_random[] =
+    "random: agents are assigned random starts and goals (thesis Fig. 5.4)";
+static const char doc_cross[] =
+    "cross-sides: agents start on one side and traverse to the opposite side (thesis Fig. 5.4)";
+static const char doc_swap[] =
+    "swap-sides: half of the agents start on one side, half on the opposite side, each with "
+    "goals on the other (thesis Fig. 5.4)";
+static const char doc_inside[] =
+    "inside-out: agents start near the centre with goals near the outer edges (thesis Fig. 5.4)";
+static const char doc_outside[] =
+    "outside-in: agents start near the outer edges with goals near the centre (thesis Fig. 5.4)";
+static const char doc_tight[] =
+    "tight-to-tight: agents start close together with goals close together elsewhere (thesis "
+    "Fig. 5.4)";
+static const char doc_wide[] =
+    "tight-to-wide: agents start close together with goals in one general area (thesis "
+    "Fig. 5.4)";
+
+/* The algo.h views: the same names and parameters, for algo.c's parameter functions. */
+static const mapf_algo_def views[] = {
+    {"random", "random", doc_random, NULL, 0, NULL, NULL},
+    {"cross-sides", "cross-sides", doc_cross, cross_params, NPARAMS(cross_params), NULL, NULL},
+    {"swap-sides", "swap-sides", doc_swap, swap_params, NPARAMS(swap_params), NULL, NULL},
+    {"inside-out", "inside-out", doc_inside, centre_params, NPARAMS(centre_params), NULL, NULL},
+    {"outside-in", "outside-in", doc_outside, centre_params, NPARAMS(centre_params), NULL, NULL},
+    {"tight-to-tight", "tight-to-tight", doc_tight, tight_params, NPARAMS(tight_params), NULL,
+     NULL},
+    {"tight-to-wide", "tight-to-wide", doc_wide, wide_params, NPARAMS(wide_params), NULL, NULL},
+};
+
+static const mapf_scengen_def table[] = {
+    {"random", doc_random, NULL, 0, gen_random, &views[0]},
+    {"cross-sides", doc_cross, cross_params, NPARAMS(cross_params), gen_cross_sides, &views[1]},
+    {"swap-sides", doc_swap, swap_params, NPARAMS(swap_params), gen_swap_sides, &views[2]},
+    {"inside-out", doc_inside, centre_params, NPARAMS(centre_params), gen_inside_out, &views[3]},
+    {"outside-in", doc_outside, centre_params, NPARAMS(centre_params), gen_outside_in,
+     &views[4]},
+    {"tight-to-tight", doc_tight, tight_params, NPARAMS(tight_params), gen_tight_to_tight,
+     &views[5]},
+    {"tight-to-wide", doc_wide, wide_params, NPARAMS(wide_params), gen_tight_to_wide,
+     &views[6]},
+};
+
+_Static_assert(sizeof table / sizeof table[0] == sizeof views / sizeof views[0],
+               "one algo.h view per generator");
+
+int32_t mapf_scengen_count(void) { return NPARAMS(table); }
+
+const mapf_scengen_def *mapf_scengen_at(int32_t i) {
+  return i >= 0 && i < mapf_scengen_count() ? &table[i] : NULL;
+}
+
+const mapf_scengen_def *mapf_scengen_find(const char *name) {
+  for (int32_t i = 0; i < mapf_scengen_count(); i++)
+    if (strcmp(table[i].name, name) == 0) return &table[i];
+  return NULL;
+}
+
+void mapf_scengen_params_default(const mapf_scengen_def *def, mapf_params *p) {
+  mapf_params_default(def->view, p);
+}
