@@ -16,6 +16,7 @@
 #include "bench.h"
 #include "mapfarm_version.h"
 #include "expand.h"
+#include "image.h"
 #include "merge.h"
 #include "plan.h"
 #include "pool.h"
@@ -44,6 +45,9 @@ static const char usage[] =
     "  mapfarm merge OUT.db IN.db...\n"
     "  mapfarm status --db FILE\n"
     "  mapfarm runs --db FILE\n"
+    "  mapfarm render --map MAP (--scen FILE [--agents N | --problem K] | --generator G\n"
+    "                --agents N [--generator-param NAME=VALUE ...] [--seed S]) --out FILE.png\n"
+    "                [--size N|native] [--maps DIR]\n"
     "  mapfarm algorithms\n"
     "  mapfarm bench astar --map MAP --scen FILE [--maps DIR]\n"
     "  mapfarm bench sim --map MAP [--agents N[,N...]] [--algo NAME] [--steps S] [--seed S]\n"
@@ -518,36 +522,129 @@ static int parse_param_opts(const mapf_algo_def *def, const char *const *opts, i
   return 0;
 }
 
+/* The instance options that solve and render share: a map, and a scenario file or a
+ * generator with its parameters. */
+typedef struct instance_args {
+  const char *map_path, *scen_path, *generator;
+  const char *gparams[64];
+  int ngparams;
+  long long agents, seed;
+  long long problem; /* render: the 0-based line of the scenario file, or -1 */
+} instance_args;
+
+/* Consumes argv[*i] (and its value) when it is an instance option. Returns 1 when consumed, 0
+ * when not one, or EXIT_BAD_INPUT + 1000 after printing why. */
+static int instance_arg(int argc, char **argv, int *i, instance_args *ia, map_dirs *md) {
+  const char *a = argv[*i];
+  if (*i + 1 >= argc) return 0;
+  const char *v = argv[*i + 1];
+  if (strcmp(a, "--map") == 0) ia->map_path = v;
+  else if (strcmp(a, "--scen") == 0) ia->scen_path = v;
+  else if (strcmp(a, "--generator") == 0) ia->generator = v;
+  else if (strcmp(a, "--maps") == 0) {
+    if (md->n < MAX_MAP_DIRS) md->dir[md->n++] = v;
+  } else if (strcmp(a, "--agents") == 0) {
+    if (parse_long(v, 1, 100000000, &ia->agents) < 0)
+      return 1000 + bad_usage("--agents: expected an integer >= 1, found \"%s\"", v);
+  } else if (strcmp(a, "--seed") == 0) {
+    if (parse_long(v, 0, 0x7fffffffffffffffLL, &ia->seed) < 0)
+      return 1000 + bad_usage("--seed: expected an integer >= 0, found \"%s\"", v);
+  } else if (strcmp(a, "--generator-param") == 0) {
+    if (ia->ngparams == 64) return 1000 + bad_usage("%s", "too many --generator-param options");
+    ia->gparams[ia->ngparams++] = v;
+  } else {
+    return 0;
+  }
+  (*i)++;
+  return 1;
+}
+
+/* Checks the instance options of command `cmd`, loads the map into *g and builds the instance
+ * into *inst. Returns 0, or EXIT_BAD_INPUT after printing why (nothing to free then). */
+static int make_instance(const char *cmd, instance_args *ia, map_dirs *md, mapf_grid **g,
+                         mapf_instance **inst) {
+  *g = NULL;
+  *inst = NULL;
+  if (!ia->map_path) return bad_usage("%s needs --map MAP", cmd);
+  if (!ia->scen_path && !ia->generator)
+    return bad_usage("%s needs --scen FILE or --generator G", cmd);
+  if (ia->scen_path && ia->generator)
+    return bad_usage("%s takes --scen or --generator, not both", cmd);
+  const mapf_scengen_def *gdef = ia->generator ? mapf_scengen_find(ia->generator) : NULL;
+  if (ia->generator && !gdef) {
+    const char *gens[64];
+    int32_t k = 0;
+    for (; k < mapf_scengen_count() && k < 64; k++) gens[k] = mapf_scengen_at(k)->name;
+    const char *s = farm_suggest(ia->generator, gens, k);
+    fprintf(stderr, "mapfarm: error: --generator: unknown generator \"%s\"%s%s%s\n",
+            ia->generator, s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
+    return EXIT_BAD_INPUT;
+  }
+  if (ia->generator && ia->agents < 1) return bad_usage("%s needs --agents N", "--generator");
+  if (ia->ngparams > 0 && !gdef) return bad_usage("%s needs --generator G", "--generator-param");
+  if (ia->problem >= 0 && !ia->scen_path) return bad_usage("%s needs --scen FILE", "--problem");
+  mapf_params gpv;
+  if (gdef) {
+    int e = parse_param_opts(gdef->view, ia->gparams, ia->ngparams, "--generator-param", &gpv);
+    if (e) return e;
+  }
+  char pathbuf[4096];
+  mapf_diag d = {0};
+  int rc = mapf_grid_load(find_file(ia->map_path, md, pathbuf, sizeof pathbuf), g, &d);
+  if (rc != MAPF_OK) {
+    print_diag(&d);
+    return EXIT_BAD_INPUT;
+  }
+  if (ia->scen_path) {
+    mapf_scen *sc = NULL;
+    rc = mapf_scen_load(find_file(ia->scen_path, md, pathbuf, sizeof pathbuf), *g, 0, &sc, &d);
+    if (rc == MAPF_OK) {
+      /* --problem K: line K alone, a single-agent problem (thesis Ch. 4); else the first
+       * --agents lines, the MAPF benchmark convention. */
+      long long first = ia->problem >= 0 ? ia->problem : 0;
+      long long n = ia->problem >= 0 ? 1 : ia->agents ? ia->agents : sc->n;
+      if (first + n > sc->n) {
+        rc = mapf_diag_set(&d, MAPF_EINVAL, ia->scen_path, 0, 0,
+                           "%s %lld: the scenario has only %d lines",
+                           ia->problem >= 0 ? "--problem" : "--agents",
+                           ia->problem >= 0 ? ia->problem : n, (int)sc->n);
+      } else {
+        rc = mapf_instance_from_scen(sc, *g, (int32_t)first, (int32_t)n, inst, &d);
+        if (rc != MAPF_OK && !d.file[0]) snprintf(d.file, sizeof d.file, "%s", ia->scen_path);
+      }
+    }
+    mapf_scen_free(sc);
+  } else {
+    rc = gdef->generate(*g, (int32_t)ia->agents, &gpv, (uint64_t)ia->seed, inst, &d);
+  }
+  if (rc != MAPF_OK) {
+    print_diag(&d);
+    mapf_grid_free(*g);
+    *g = NULL;
+    return EXIT_BAD_INPUT;
+  }
+  return 0;
+}
+
 static int cmd_solve(int argc, char **argv) {
-  const char *map_path = NULL, *scen_path = NULL, *generator = NULL, *algo_name = NULL;
-  const char *trace_path = NULL, *export_path = NULL;
-  long long agents = 0, seed = 1;
+  const char *algo_name = NULL, *trace_path = NULL, *export_path = NULL;
+  instance_args ia = {.seed = 1, .problem = -1};
   mapf_limits limits = {10000, 0, 0};
   mapf_execution execution = MAPF_EXEC_CHAINS;
-  const char *params[64], *gparams[64];
-  int nparams = 0, ngparams = 0;
+  const char *params[64];
+  int nparams = 0;
   map_dirs md = {0};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
     int has = i + 1 < argc;
     if (a[0] == '-' && !has) return bad_usage("%s needs a value", a);
-    if (strcmp(a, "--map") == 0) map_path = argv[++i];
-    else if (strcmp(a, "--scen") == 0) scen_path = argv[++i];
-    else if (strcmp(a, "--generator") == 0) generator = argv[++i];
-    else if (strcmp(a, "--algo") == 0) algo_name = argv[++i];
+    int took = instance_arg(argc, argv, &i, &ia, &md);
+    if (took >= 1000) return took - 1000;
+    if (took) continue;
+    if (strcmp(a, "--algo") == 0) algo_name = argv[++i];
     else if (strcmp(a, "--trace") == 0) trace_path = argv[++i];
     else if (strcmp(a, "--export-scen") == 0) export_path = argv[++i];
-    else if (strcmp(a, "--maps") == 0) {
-      if (md.n < MAX_MAP_DIRS) md.dir[md.n++] = argv[++i];
-    } else if (strcmp(a, "--agents") == 0) {
-      v = argv[++i];
-      if (parse_long(v, 1, 100000000, &agents) < 0)
-        return bad_usage("--agents: expected an integer >= 1, found \"%s\"", v);
-    } else if (strcmp(a, "--seed") == 0) {
-      v = argv[++i];
-      if (parse_long(v, 0, 0x7fffffffffffffffLL, &seed) < 0)
-        return bad_usage("--seed: expected an integer >= 0, found \"%s\"", v);
-    } else if (strcmp(a, "--steps") == 0) {
+    else if (strcmp(a, "--steps") == 0) {
       long long s;
       v = argv[++i];
       if (parse_long(v, 0, 0x7fffffffffffffffLL, &s) < 0)
@@ -571,32 +668,9 @@ static int cmd_solve(int argc, char **argv) {
     } else if (strcmp(a, "--param") == 0) {
       if (nparams == 64) return bad_usage("%s", "too many --param options");
       params[nparams++] = argv[++i];
-    } else if (strcmp(a, "--generator-param") == 0) {
-      if (ngparams == 64) return bad_usage("%s", "too many --generator-param options");
-      gparams[ngparams++] = argv[++i];
     } else {
       return bad_usage("unknown option %s for solve", a);
     }
-  }
-  if (!map_path) return bad_usage("%s needs --map MAP", "solve");
-  if (!scen_path && !generator) return bad_usage("%s needs --scen FILE or --generator G", "solve");
-  if (scen_path && generator) return bad_usage("%s takes --scen or --generator, not both", "solve");
-  const mapf_scengen_def *gdef = generator ? mapf_scengen_find(generator) : NULL;
-  if (generator && !gdef) {
-    const char *gens[64];
-    int32_t k = 0;
-    for (; k < mapf_scengen_count() && k < 64; k++) gens[k] = mapf_scengen_at(k)->name;
-    const char *s = farm_suggest(generator, gens, k);
-    fprintf(stderr, "mapfarm: error: --generator: unknown generator \"%s\"%s%s%s\n", generator,
-            s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
-    return EXIT_BAD_INPUT;
-  }
-  if (generator && agents < 1) return bad_usage("%s needs --agents N", "--generator");
-  if (ngparams > 0 && !gdef) return bad_usage("%s needs --generator G", "--generator-param");
-  mapf_params gpv;
-  if (gdef) {
-    int e = parse_param_opts(gdef->view, gparams, ngparams, "--generator-param", &gpv);
-    if (e) return e;
   }
   if (!algo_name && limits.steps > 0) return bad_usage("%s needs --algo NAME", "solve");
   map_dirs_env(&md);
@@ -622,39 +696,14 @@ static int cmd_solve(int argc, char **argv) {
     }
   }
 
-  char pathbuf[4096];
-  mapf_diag d = {0};
   mapf_grid *g = NULL;
-  int rc = mapf_grid_load(find_file(map_path, &md, pathbuf, sizeof pathbuf), &g, &d);
-  if (rc != MAPF_OK) {
-    print_diag(&d);
-    free(md.env);
-    return EXIT_BAD_INPUT;
-  }
   mapf_instance *inst = NULL;
-  if (scen_path) {
-    mapf_scen *sc = NULL;
-    rc = mapf_scen_load(find_file(scen_path, &md, pathbuf, sizeof pathbuf), g, 0, &sc, &d);
-    if (rc == MAPF_OK) {
-      if (agents == 0) agents = sc->n;
-      if (agents > sc->n) {
-        rc = mapf_diag_set(&d, MAPF_EINVAL, scen_path, 0, 0,
-                           "--agents %lld: the scenario has only %d lines", agents, (int)sc->n);
-      } else {
-        rc = mapf_instance_from_scen(sc, g, 0, (int32_t)agents, &inst, &d);
-        if (rc != MAPF_OK && !d.file[0]) snprintf(d.file, sizeof d.file, "%s", scen_path);
-      }
-    }
-    mapf_scen_free(sc);
-  } else {
-    rc = gdef->generate(g, (int32_t)agents, &gpv, (uint64_t)seed, &inst, &d);
-  }
-  if (rc != MAPF_OK) {
-    print_diag(&d);
-    mapf_grid_free(g);
+  int e = make_instance("solve", &ia, &md, &g, &inst);
+  if (e) {
     free(md.env);
-    return EXIT_BAD_INPUT;
+    return e;
   }
+  const char *map_path = ia.map_path;
 
   int status = 0;
   if (export_path) {
@@ -713,12 +762,13 @@ static int cmd_solve(int argc, char **argv) {
     cfg.params = pv;
     cfg.limits = limits;
     cfg.execution = execution;
-    cfg.seed = mapf_mix64((uint64_t)seed);
+    cfg.seed = mapf_mix64((uint64_t)ia.seed);
     cfg.on_step = tr.f ? on_step : NULL;
     cfg.ud = &tr;
     mapf_workspace *ws = mapf_workspace_new();
     mapf_result res;
-    rc = ws ? mapf_run(ws, &cfg, &res, &d) : MAPF_ENOMEM;
+    mapf_diag d = {0};
+    int rc = ws ? mapf_run(ws, &cfg, &res, &d) : MAPF_ENOMEM;
     mapf_workspace_free(ws);
     if (tr.f && fclose(tr.f) != 0) {
       fprintf(stderr, "mapfarm: error: %s: cannot write: %s\n", trace_path, strerror(errno));
@@ -759,6 +809,63 @@ static int cmd_solve(int argc, char **argv) {
   mapf_grid_free(g);
   free(md.env);
   return status;
+}
+
+/* `render`: an instance as the selector's input image (farm/image.h). */
+static int cmd_render(int argc, char **argv) {
+  instance_args ia = {.seed = 1, .problem = -1};
+  const char *out_path = NULL;
+  long long size = FARM_IMAGE_SIDE;
+  int native = 0;
+  map_dirs md = {0};
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] == '-' && i + 1 >= argc) return bad_usage("%s needs a value", a);
+    int took = instance_arg(argc, argv, &i, &ia, &md);
+    if (took >= 1000) return took - 1000;
+    if (took) continue;
+    const char *v = argv[++i];
+    if (strcmp(a, "--out") == 0) {
+      out_path = v;
+    } else if (strcmp(a, "--size") == 0) {
+      if (strcmp(v, "native") == 0) native = 1;
+      else if (parse_long(v, 1, FARM_IMAGE_MAX_SIDE, &size) < 0)
+        return bad_usage("--size: expected native or an integer in [1, 65536], found \"%s\"", v);
+    } else if (strcmp(a, "--problem") == 0) {
+      if (parse_long(v, 0, 100000000, &ia.problem) < 0)
+        return bad_usage("--problem: expected an integer >= 0, found \"%s\"", v);
+    } else {
+      return bad_usage("unknown option %s for render", a);
+    }
+  }
+  if (!out_path) return bad_usage("%s needs --out FILE", "render");
+  map_dirs_env(&md);
+  mapf_grid *g = NULL;
+  mapf_instance *inst = NULL;
+  int e = make_instance("render", &ia, &md, &g, &inst);
+  free(md.env);
+  if (e) return e;
+  mapf_diag d = {0};
+  farm_image *im = NULL;
+  int rc;
+  if (native) {
+    rc = farm_image_render(g, inst, &im, &d);
+  } else if (inst->n == 1) {
+    /* A single-agent problem: 3x3 marks and the start-goal line (thesis 4.4). */
+    rc = farm_image_render_problem(g, inst->start[0], inst->goal[0], (int32_t)size,
+                                   (int32_t)size, &im, &d);
+  } else {
+    farm_image *full = NULL;
+    rc = farm_image_render(g, inst, &full, &d);
+    if (rc == MAPF_OK) rc = farm_image_resize(full, (int32_t)size, (int32_t)size, &im, &d);
+    farm_image_free(full);
+  }
+  if (rc == MAPF_OK) rc = farm_image_write_png(im, out_path, &d);
+  if (rc != MAPF_OK) print_diag(&d);
+  farm_image_free(im);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+  return rc == MAPF_OK ? 0 : EXIT_BAD_INPUT;
 }
 
 static int cmd_algorithms(void) {
@@ -1199,9 +1306,16 @@ int main(int argc, char **argv) {
     return EXIT_BAD_INPUT;
   }
   const char *cmd = argv[1];
+  /* `mapfarm CMD --help` anywhere on the line: the usage, exit 0. */
+  for (int i = 2; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    }
   if (strcmp(cmd, "run") == 0) return cmd_run(argc, argv);
   if (strcmp(cmd, "expand") == 0) return cmd_expand(argc, argv);
   if (strcmp(cmd, "solve") == 0) return cmd_solve(argc, argv);
+  if (strcmp(cmd, "render") == 0) return cmd_render(argc, argv);
   if (strcmp(cmd, "report") == 0) return cmd_report(argc, argv);
   if (strcmp(cmd, "algorithms") == 0) return cmd_algorithms();
   if (strcmp(cmd, "merge") == 0) return cmd_merge(argc, argv);
@@ -1216,8 +1330,8 @@ int main(int argc, char **argv) {
     fputs(usage, stdout);
     return 0;
   }
-  static const char *const cmds[] = {"run",   "expand", "solve", "report", "algorithms",
-                                     "merge", "status", "runs",  "bench", NULL};
+  static const char *const cmds[] = {"run",   "expand", "solve", "report", "algorithms", "merge",
+                                     "status", "runs",  "bench", "render", NULL};
   const char *s = farm_suggest(cmd, cmds, -1);
   fprintf(stderr, "mapfarm: error: unknown command \"%s\"%s%s%s\n%s", cmd,
           s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "", usage);

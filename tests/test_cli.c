@@ -195,6 +195,60 @@ Test(cli, solve_exports_a_generated_problem_type_without_simulating) {
   free(err);
 }
 
+/* Width and height from a PNG's IHDR chunk (bytes 16..23, big-endian), or 0 when the file is
+ * not a PNG. */
+static void png_size(const char *path, uint32_t *w, uint32_t *h) {
+  unsigned char b[24] = {0};
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "%s", path);
+  size_t n = fread(b, 1, sizeof b, f);
+  fclose(f);
+  *w = *h = 0;
+  if (n < 24 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) != 0 || memcmp(b + 12, "IHDR", 4) != 0) return;
+  *w = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+  *h = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
+}
+
+/* `render`: an instance at the selector's input size, at native size, and a single-agent
+ * problem from a scenario line; bad options leave no file. */
+Test(cli, render_writes_instance_images) {
+  char *err, map[512], scen[512], png[512];
+  snprintf(map, sizeof map, "%s/tests/data/maps/tiny.map", MAPFARM_SOURCE_DIR);
+  snprintf(scen, sizeof scen, "%s/p.scen", tmpdir);
+  snprintf(png, sizeof png, "%s/i.png", tmpdir);
+  uint32_t w, h;
+  cr_assert_eq(mapfarm(NULL, &err, "render --map '%s' --generator inside-out --agents 3 --out '%s'",
+                       map, png), 0, "%s", err);
+  free(err);
+  png_size(png, &w, &h);
+  cr_assert(w == 227 && h == 227, "%ux%u", w, h);
+  cr_assert_eq(mapfarm(NULL, &err, "render --map '%s' --generator random --agents 3 --size native "
+                       "--out '%s'", map, png), 0, "%s", err);
+  free(err);
+  png_size(png, &w, &h);
+  cr_assert(w == 8 && h == 4, "%ux%u", w, h);
+  cr_assert_eq(mapfarm(NULL, NULL, "solve --map '%s' --generator random --agents 5 --steps 0 "
+                       "--export-scen '%s'", map, scen), 0);
+  cr_assert_eq(mapfarm(NULL, &err, "render --map '%s' --scen '%s' --problem 4 --size 64 --out '%s'",
+                       map, scen, png), 0, "%s", err);
+  free(err);
+  png_size(png, &w, &h);
+  cr_assert(w == 64 && h == 64, "%ux%u", w, h);
+  cr_assert_eq(mapfarm(NULL, &err, "render --map '%s' --scen '%s' --problem 5 --out '%s'", map,
+                       scen, png), 2);
+  cr_assert(strstr(err, "--problem 5: the scenario has only 5 lines"), "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "render --map '%s' --generator random --agents 3", map), 2);
+  cr_assert(strstr(err, "render needs --out FILE"), "%s", err);
+  free(err);
+  char bad[600];
+  snprintf(bad, sizeof bad, "%s/no/such/dir/x.png", tmpdir);
+  cr_assert_eq(mapfarm(NULL, &err, "render --map '%s' --generator random --agents 3 --out '%s'",
+                       map, bad), 2);
+  cr_assert(strstr(err, bad), "the message names the file: %s", err);
+  free(err);
+}
+
 static void plan_path(char *buf, size_t n, const char *name) {
   snprintf(buf, n, "%s/tests/data/cli/%s", MAPFARM_SOURCE_DIR, name);
 }
