@@ -62,6 +62,13 @@ static int32_t fraction_cells(double f, int32_t u) {
   return k < 1 ? 1 : (int32_t)k;
 }
 
+/* A region of k cells grown to hold n agents on a crowded map: max(k, n), at most cap. Regions
+ * that must grow may overlap the opposite region (pair_regions keeps goal != start). */
+static int32_t grown(int32_t k, int32_t n, int32_t cap) {
+  if (k < n) k = n;
+  return k > cap ? cap : k;
+}
+
 /* ceil(n / f) for f in (0, 1], capped at cap (the epsilon as above). */
 static int32_t cluster_cells(int32_t n, double f, int32_t cap) {
   double k = ceil((double)n / f - 1e-9);
@@ -104,26 +111,28 @@ typedef struct region {
 /* ---- pairing within components -------------------------------------------------------- */
 
 /* Draws n agents (written to start[0..n-1], goal[0..n-1]) with starts in S and goals in G, two
- * disjoint sets of usable cells, each goal in its start's component. Starts: a Fisher-Yates
- * draw over S in which a drawn cell whose component has no free goal cell left is dropped; each
- * draw takes or drops one cell, so there are at most |S| draws. Goals: per component, a
- * partial Fisher-Yates over its cells of G (G counting-sorted by component). Since S and G are
- * disjoint, start != goal.
+ * sets of usable cells that overlap only when `overlap` is set (a crowded map), each goal in its
+ * start's component. Starts: a Fisher-Yates draw over S in which a drawn cell whose component
+ * has no free goal cell left is dropped; each draw takes or drops one cell, so there are at
+ * most |S| draws. Goals: per component, a partial Fisher-Yates over its cells of G (G
+ * counting-sorted by component), never the agent's own start (see the goal loop).
  *
  * This succeeds exactly when the capacity, the sum over components c of min(|S in c|,
  * |G in c|), is at least n: when S runs out, every component has taken that many. Returns
  * MAPF_OK, MAPF_ENOMEM, or MAPF_ENOSPACE with *capacity set and no message (the caller names
  * the generator). O(|S| + |G| + ncomponents) time and memory. */
-static int pair_regions(const mapf_grid *g, region S, region G, int32_t n, mapf_rng *r,
-                        int32_t *start, int32_t *goal, int32_t *capacity) {
+static int pair_regions(const mapf_grid *g, region S, region G, int overlap, int32_t n,
+                        mapf_rng *r, int32_t *start, int32_t *goal, int32_t *capacity) {
   int32_t nc = g->ncomponents;
   int32_t *scount = calloc((size_t)nc, sizeof *scount);
   int32_t *goff = calloc((size_t)nc + 1, sizeof *goff);     /* G by component: offsets */
   int32_t *taken = calloc((size_t)nc, sizeof *taken);       /* starts, then goals, per comp */
   int32_t *gpool = malloc(((size_t)G.n + 1) * sizeof *gpool);
   int32_t *cand = malloc(((size_t)S.n + 1) * sizeof *cand);
+  /* Where S and G overlap: the index in gpool of each cell of G, -1 elsewhere. */
+  int32_t *pos = overlap ? malloc((size_t)g->ncells * sizeof *pos) : NULL;
   int rc = MAPF_OK;
-  if (!scount || !goff || !taken || !gpool || !cand) {
+  if (!scount || !goff || !taken || !gpool || !cand || (overlap && !pos)) {
     rc = MAPF_ENOMEM;
     goto done;
   }
@@ -145,6 +154,10 @@ static int pair_regions(const mapf_grid *g, region S, region G, int32_t n, mapf_
     int32_t c = g->component[G.cells[i]];
     gpool[goff[c] + taken[c]++] = G.cells[i];
   }
+  if (overlap) {
+    for (int32_t i = 0; i < g->ncells; i++) pos[i] = -1;
+    for (int32_t i = 0; i < G.n; i++) pos[gpool[i]] = i;
+  }
   memset(taken, 0, (size_t)nc * sizeof *taken);
 
   /* Starts. cap >= n, so S does not run out before n are taken. */
@@ -162,15 +175,43 @@ static int pair_regions(const mapf_grid *g, region S, region G, int32_t n, mapf_
   }
   memset(taken, 0, (size_t)nc * sizeof *taken);
 
-  /* Goals: the front of each component's pool is the taken part. */
+  /* Goals: the front of each component's pool is the taken part. Where S and G overlap (a
+   * crowded map, regions_for), a goal is never the agent's own start: it is drawn among the
+   * other free cells, or, when its start is the last free cell, the agent takes the goal of the
+   * latest earlier agent of its component, which takes the start (starts are distinct, goals
+   * are distinct, so neither ends on its own start). */
   for (int32_t i = 0; i < n; i++) {
     int32_t c = g->component[start[i]];
     int32_t *p = gpool + goff[c] + taken[c];
     int32_t m = goff[c + 1] - goff[c] - taken[c]; /* >= 1 by the start draw */
-    int32_t j = (int32_t)mapf_rng_below(r, (uint64_t)m);
+    int32_t own = overlap ? pos[start[i]] - (goff[c] + taken[c]) : -1;
+    if (own >= m) own = -1; /* not in G, or not free */
+    int32_t j;
+    if (own < 0) {
+      j = (int32_t)mapf_rng_below(r, (uint64_t)m);
+    } else if (m > 1) {
+      j = (int32_t)mapf_rng_below(r, (uint64_t)(m - 1));
+      j += j >= own;
+    } else {
+      int32_t t = i - 1;
+      while (t >= 0 && g->component[start[t]] != c) t--;
+      if (t < 0) {
+        *capacity = i;
+        rc = MAPF_ENOSPACE;
+        goto done;
+      }
+      goal[i] = goal[t];
+      goal[t] = start[i];
+      taken[c]++;
+      continue;
+    }
     int32_t t = p[0];
     p[0] = p[j];
     p[j] = t;
+    if (overlap) {
+      pos[p[0]] = goff[c] + taken[c];
+      pos[p[j]] = goff[c] + taken[c] + j;
+    }
     goal[i] = p[0];
     taken[c]++;
   }
@@ -181,6 +222,7 @@ done:
   free(taken);
   free(gpool);
   free(cand);
+  free(pos);
   return rc;
 }
 
@@ -236,7 +278,7 @@ static int gen_cross_sides(const mapf_grid *g, int32_t n, const mapf_params *p, 
   mapf_rng r;
   mapf_rng_seed(&r, seed);
   int side = v.v[0] >= 0 ? (int)v.v[0] : (int)mapf_rng_below(&r, 4);
-  int32_t u = g->nusable, k = fraction_cells(v.v[1], u);
+  int32_t u = g->nusable, k = grown(fraction_cells(v.v[1], u), n, u);
   int32_t *rank = malloc((size_t)u * sizeof *rank);
   mapf_instance *inst = mapf_instance_new(n);
   if (!rank || !inst || rank_by_axis(g, side / 2, rank)) {
@@ -245,7 +287,7 @@ static int gen_cross_sides(const mapf_grid *g, int32_t n, const mapf_params *p, 
   }
   region S = side_band(rank, u, k, side), G = side_band(rank, u, k, side ^ 1);
   int32_t cap = 0;
-  rc = pair_regions(g, S, G, n, &r, inst->start, inst->goal, &cap);
+  rc = pair_regions(g, S, G, 2 * k > u, n, &r, inst->start, inst->goal, &cap);
   if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, "cross-sides", S, G, cap, n);
   if (rc == MAPF_ENOMEM) rc = no_memory(d);
   if (rc == MAPF_OK) {
@@ -270,7 +312,10 @@ static int gen_swap_sides(const mapf_grid *g, int32_t n, const mapf_params *p, u
   mapf_rng r;
   mapf_rng_seed(&r, seed);
   int axis = v.v[0] >= 0 ? (int)v.v[0] : (int)mapf_rng_below(&r, 2);
-  int32_t u = g->nusable, k = fraction_cells(v.v[1], u);
+  /* Each band grows to hold its half of the agents, but no further than half the cells: the
+   * two halves' starts must not meet. */
+  int32_t u = g->nusable, k = grown(fraction_cells(v.v[1], u), n - n / 2, u / 2);
+  if (k < 1) k = 1;
   int32_t *rank = malloc((size_t)u * sizeof *rank);
   mapf_instance *inst = mapf_instance_new(n);
   if (!rank || !inst || rank_by_axis(g, axis, rank)) {
@@ -279,9 +324,9 @@ static int gen_swap_sides(const mapf_grid *g, int32_t n, const mapf_params *p, u
   }
   region first = side_band(rank, u, k, 2 * axis), second = side_band(rank, u, k, 2 * axis + 1);
   int32_t half = n - n / 2, cap = 0;
-  rc = pair_regions(g, first, second, half, &r, inst->start, inst->goal, &cap);
+  rc = pair_regions(g, first, second, 0, half, &r, inst->start, inst->goal, &cap);
   if (rc == MAPF_OK && n - half > 0) {
-    rc = pair_regions(g, second, first, n - half, &r, inst->start + half, inst->goal + half,
+    rc = pair_regions(g, second, first, 0, n - half, &r, inst->start + half, inst->goal + half,
                       &cap);
     if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, "swap-sides", second, first, cap, n - half);
   } else if (rc == MAPF_ENOSPACE) {
@@ -349,7 +394,8 @@ static int gen_centre(const mapf_grid *g, int32_t n, const mapf_params *p, uint6
   if ((rc = need_usable(g, gen, n, d))) return rc;
   mapf_rng r;
   mapf_rng_seed(&r, seed);
-  int32_t u = g->nusable, ki = fraction_cells(v.v[0], u), ko = fraction_cells(v.v[1], u);
+  int32_t u = g->nusable;
+  int32_t ki = grown(fraction_cells(v.v[0], u), n, u), ko = grown(fraction_cells(v.v[1], u), n, u);
   int32_t *rank = malloc((size_t)u * sizeof *rank);
   mapf_instance *inst = mapf_instance_new(n);
   if (!rank || !inst || rank_by_centre(g, rank)) {
@@ -359,7 +405,7 @@ static int gen_centre(const mapf_grid *g, int32_t n, const mapf_params *p, uint6
   region inner = {rank, ki, "inner region"}, outer = {rank + u - ko, ko, "outer region"};
   region S = inside_out ? inner : outer, G = inside_out ? outer : inner;
   int32_t cap = 0;
-  rc = pair_regions(g, S, G, n, &r, inst->start, inst->goal, &cap);
+  rc = pair_regions(g, S, G, ki + ko > u, n, &r, inst->start, inst->goal, &cap);
   if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, gen, S, G, cap, n);
   if (rc == MAPF_ENOMEM) rc = no_memory(d);
   if (rc == MAPF_OK) {
@@ -428,27 +474,31 @@ static void draw_from(int32_t *cells, int32_t m, int32_t n, mapf_rng *r, int32_t
  * for the marks; O(component) time. */
 static int gen_clusters(const mapf_grid *g, int32_t n, double ds, double dg, uint64_t seed,
                         const char *gen, mapf_instance **out, mapf_diag *d) {
-  /* Components with room for n starts and n goals in disjoint clusters. */
-  int64_t eligible = 0;
+  /* Components with room for n starts and n goals in disjoint clusters; on a crowded map, with
+   * none, those that hold n agents at all, with clusters that overlap. */
+  int64_t eligible = 0, crowded = 0;
   int32_t largest = 0;
   for (int32_t c = 0; c < g->ncomponents; c++) {
     int32_t sz = g->component_size[c];
     if (sz < 2) continue;
     if (sz > largest) largest = sz;
     if (sz >= 2 * (int64_t)n) eligible += sz;
+    if (sz >= n) crowded += sz;
   }
+  int disjoint = eligible > 0;
+  if (!disjoint) eligible = crowded;
   if (eligible == 0)
     return mapf_diag_set(d, MAPF_ENOSPACE, NULL, 0, 0,
-                         "map %s: %s: the largest connected component has %d usable cells; %d "
-                         "agents need %lld (start and goal clusters of %d cells each, disjoint)",
-                         g->name, gen, (int)largest, (int)n, 2 * (long long)n, (int)n);
+                         "map %s: %s: the largest connected component has %d usable cells; "
+                         "cannot place %d agents",
+                         g->name, gen, (int)largest, (int)n);
   mapf_rng r;
   mapf_rng_seed(&r, seed);
   int64_t pick = (int64_t)mapf_rng_below(&r, (uint64_t)eligible);
   int32_t comp = -1;
   for (int32_t c = 0; c < g->ncomponents && comp < 0; c++) {
     int32_t sz = g->component_size[c];
-    if (sz < 2 || sz < 2 * (int64_t)n) continue;
+    if (sz < 2 || sz < (disjoint ? 2 * (int64_t)n : n)) continue;
     if (pick < sz)
       comp = c;
     else
@@ -457,9 +507,10 @@ static int gen_clusters(const mapf_grid *g, int32_t n, double ds, double dg, uin
   const int32_t *cells = g->usable_by_comp + g->usable_off[comp];
   int32_t size = g->component_size[comp];
   int32_t centre = cells[pick];
-  /* The start cluster leaves at least n cells for the goal cluster. */
-  int32_t ms = cluster_cells(n, ds, size - n);
-  int32_t mg = cluster_cells(n, dg, size - ms);
+  /* The start cluster leaves at least n cells for the goal cluster; on a crowded component
+   * each cluster may take the whole of it. */
+  int32_t ms = cluster_cells(n, ds, disjoint ? size - n : size);
+  int32_t mg = cluster_cells(n, dg, disjoint ? size - ms : size);
 
   mapf_instance *inst = mapf_instance_new(n);
   uint8_t *mark = calloc((size_t)g->ncells, 1);
@@ -474,17 +525,29 @@ static int gen_clusters(const mapf_grid *g, int32_t n, double ds, double dg, uin
   bfs_collect(g, centre, mark, SEEN_START, 0, q, sc, ms);
   for (int32_t i = 0; i < ms; i++) mark[sc[i]] |= IN_START;
 
-  /* The goal centre: uniform over the size - ms cells of the component outside the cluster. */
-  int64_t gpick = (int64_t)mapf_rng_below(&r, (uint64_t)(size - ms));
+  /* The goal centre: uniform over the size - ms cells of the component outside the cluster
+   * (over all of it when the start cluster fills it). */
+  int outside = size - ms > 0;
+  int64_t gpick = (int64_t)mapf_rng_below(&r, (uint64_t)(outside ? size - ms : size));
   int32_t gcentre = -1;
   for (int32_t i = 0; i < size && gcentre < 0; i++) {
-    if (mark[cells[i]] & IN_START) continue;
+    if (outside && (mark[cells[i]] & IN_START)) continue;
     if (gpick-- == 0) gcentre = cells[i];
   }
-  bfs_collect(g, gcentre, mark, SEEN_GOAL, IN_START, q, gc, mg);
+  bfs_collect(g, gcentre, mark, SEEN_GOAL, disjoint ? IN_START : 0, q, gc, mg);
 
   draw_from(sc, ms, n, &r, inst->start);
   draw_from(gc, mg, n, &r, inst->goal);
+  /* Overlapping clusters (n >= 2 here: one agent always has disjoint room): an agent whose goal
+   * is its own start swaps goals with the next agent. Starts are distinct and goals are
+   * distinct, so after the swap neither of the two has its own start as its goal. */
+  if (!disjoint)
+    for (int32_t i = 0; i < n; i++)
+      if (inst->goal[i] == inst->start[i]) {
+        int32_t j = (i + 1) % n, t = inst->goal[i];
+        inst->goal[i] = inst->goal[j];
+        inst->goal[j] = t;
+      }
   *out = inst;
   inst = NULL;
 done:

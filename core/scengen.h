@@ -13,7 +13,10 @@
  *
  * Usable cells are the passable cells of components with two or more cells (grid.h). Regions
  * are fractions of the usable cells, never absolute sizes, so they are not empty on maps of odd
- * shape; a fraction f of u usable cells is max(1, floor(f * u)) cells.
+ * shape; a fraction f of u usable cells is max(1, floor(f * u)) cells. On a crowded map (the
+ * thesis put 300 agents on maps from 564 passable cells) a region grows to n cells (at most
+ * u) when the agents need more, and may then overlap the opposite region; a goal is still
+ * never its agent's start (see the pairing rule below).
  *
  * random       (no parameters) mapf_scengen_random (scen.h), unchanged.
  *
@@ -49,7 +52,11 @@
  *              from the goal-region cells of its start's component not yet taken. This places
  *              n agents exactly when the sum over components of min(start-region cells,
  *              goal-region cells) is at least n (per direction for swap-sides); otherwise
- *              MAPF_ENOSPACE.
+ *              MAPF_ENOSPACE. Where the regions overlap, a goal is drawn among the free goal
+ *              cells other than the agent's start; when its start is the last one, the agent
+ *              takes the goal of the latest earlier agent of its component, which takes the
+ *              start instead. swap-sides bands grow to ceil(n/2) cells but never past half
+ *              the usable cells, so the two halves' starts never meet.
  *
  * tight-to-tight  "Agents start close together and are assigned goals close together
  *              elsewhere on the map." The start centre is a usable cell drawn uniformly among
@@ -62,7 +69,10 @@
  *              as the start cluster wants. The clusters never overlap: where the component is
  *              too small for both, the start cluster shrinks first (to no fewer than n cells),
  *              then the goal cluster takes what is left. Starts and goals are drawn uniformly
- *              without replacement from their clusters.
+ *              without replacement from their clusters. When no component holds 2n cells
+ *              (a crowded map), both clusters are grown in a component of at least n cells
+ *              (drawn the same way), may overlap, and an agent whose goal is its own start
+ *              swaps goals with the next agent.
  *              density REAL [0.001, 1], default 0.5: agents per cluster cell.
  *
  * tight-to-wide  "Agents start close together and are assigned goals that are in the same

@@ -408,29 +408,6 @@ Test(scengen, fails_with_enospace_on_a_tiny_map_instead_of_hanging, .timeout = 1
       cr_assert(strstr(d.msg, "t.map"), "%s: %s", names[i], d.msg);
     }
   }
-  /* 9 cells: bands of floor(9 / 4) = 2 cells. */
-  mapf_params p = params_of("cross-sides", "side=0", NULL);
-  mapf_instance *inst = NULL;
-  mapf_diag d;
-  cr_assert_eq(gen_def("cross-sides")->generate(g, 3, &p, 0, &inst, &d), MAPF_ENOSPACE);
-  cr_assert_str_eq(d.msg, "map t.map: cross-sides: starts in the left band (2 cells) and goals "
-                          "in the right band (2 cells) pair up at most 2 agents within "
-                          "connected components; cannot place 3");
-  mapf_instance_free(generate("cross-sides", g, 2, &p, 0));
-  p = params_of("swap-sides", "axis=1", NULL);
-  cr_assert_eq(gen_def("swap-sides")->generate(g, 5, &p, 0, &inst, &d), MAPF_ENOSPACE);
-  cr_assert_str_eq(d.msg, "map t.map: swap-sides: starts in the top band (2 cells) and goals "
-                          "in the bottom band (2 cells) pair up at most 2 agents within "
-                          "connected components; cannot place 3");
-  mapf_instance_free(generate("swap-sides", g, 4, &p, 0));
-  cr_assert_eq(gen_def("outside-in")->generate(g, 3, NULL, 0, &inst, &d), MAPF_ENOSPACE);
-  cr_assert_str_eq(d.msg, "map t.map: outside-in: starts in the outer region (2 cells) and goals "
-                          "in the inner region (2 cells) pair up at most 2 agents within "
-                          "connected components; cannot place 3");
-  cr_assert_eq(gen_def("tight-to-wide")->generate(g, 5, NULL, 0, &inst, &d), MAPF_ENOSPACE);
-  cr_assert_str_eq(d.msg, "map t.map: tight-to-wide: the largest connected component has 9 "
-                          "usable cells; 5 agents need 10 (start and goal clusters of 5 cells "
-                          "each, disjoint)");
   mapf_grid_free(g);
 }
 
@@ -524,12 +501,52 @@ Test(scengen, clusters_fit_a_component_of_exactly_2n_cells) {
     for (int32_t i = 0; i < 6; i++) cr_assert_gt(mapf_grid_x(g, inst->start[i]), 5);
     mapf_instance_free(inst);
   }
+  /* 7 to 12 agents: no component holds two disjoint clusters, so both clusters lie in one
+   * component that holds n cells (either for up to 10 agents, the larger above), overlapping. */
+  for (int32_t n = 7; n <= 12; n++)
+    for (uint64_t seed = 0; seed < 50; seed++) {
+      mapf_instance *inst = generate("tight-to-tight", g, n, NULL, seed);
+      int right = mapf_grid_x(g, inst->start[0]) > 5;
+      if (n > 10) cr_assert(right, "%d agents fit the component of 12 only", n);
+      for (int32_t i = 0; i < n; i++) {
+        cr_assert_eq(mapf_grid_x(g, inst->start[i]) > 5, right);
+        cr_assert_eq(mapf_grid_x(g, inst->goal[i]) > 5, right);
+      }
+      mapf_instance_free(inst);
+    }
   mapf_instance *inst = NULL;
   mapf_diag d;
-  cr_assert_eq(gen_def("tight-to-tight")->generate(g, 7, NULL, 0, &inst, &d), MAPF_ENOSPACE);
+  cr_assert_eq(gen_def("tight-to-tight")->generate(g, 13, NULL, 0, &inst, &d), MAPF_ENOSPACE);
   cr_assert_str_eq(d.msg, "map two.map: tight-to-tight: the largest connected component has 12 "
-                          "usable cells; 7 agents need 14 (start and goal clusters of 7 cells "
-                          "each, disjoint)");
+                          "usable cells; cannot place 13 agents");
+  mapf_grid_free(g);
+}
+
+/* A crowded map (the thesis put 300 agents on maps from 564 passable cells): regions grow to
+ * hold the agents and may overlap; every rule still holds (generate() checks the instance). */
+Test(scengen, regions_grow_and_overlap_on_a_crowded_map) {
+  mapf_grid *g = parse_map("type octile\nheight 3\nwidth 3\nmap\n...\n...\n...\n", "t.map");
+  for (int i = 0; i < NGEN; i++)
+    for (int32_t n = 1; n <= 9; n++)
+      for (uint64_t seed = 0; seed < 20; seed++) {
+        /* swap-sides keeps its two bands apart: at most 4 agents each way on 9 cells. */
+        if (strcmp(names[i], "swap-sides") == 0 && n - n / 2 > 4) continue;
+        mapf_instance_free(generate(names[i], g, n, NULL, seed));
+      }
+  /* Three agents on 9 cells: the left band grows from 2 cells to the 3 of column 0. */
+  mapf_params p = params_of("cross-sides", "side=0", NULL);
+  mapf_instance *inst = generate("cross-sides", g, 3, &p, 0);
+  for (int32_t i = 0; i < 3; i++) {
+    cr_assert_eq(mapf_grid_x(g, inst->start[i]), 0);
+    cr_assert_eq(mapf_grid_x(g, inst->goal[i]), 2);
+  }
+  mapf_instance_free(inst);
+  mapf_diag d;
+  p = params_of("swap-sides", "axis=1", NULL);
+  cr_assert_eq(gen_def("swap-sides")->generate(g, 9, &p, 0, &inst, &d), MAPF_ENOSPACE);
+  cr_assert_str_eq(d.msg, "map t.map: swap-sides: starts in the top band (4 cells) and goals "
+                          "in the bottom band (4 cells) pair up at most 4 agents within "
+                          "connected components; cannot place 5");
   mapf_grid_free(g);
 }
 
