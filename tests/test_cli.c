@@ -439,9 +439,10 @@ Test(cli, failed_jobs_are_recorded_and_retry_failed_runs_them_again) {
 Test(cli, every_shipped_plan_expands) {
   REQUIRE_MAPS(maps);
   const char *plans[] = {"quick.yaml",           "bench-tiny.yaml",      "bmaa-paper.yaml",
-                         "bmaa-paper-small.yaml", "bmaa-paper-whca.yaml", "bmaa-sweep.yaml"};
-  const long long jobs[] = {240, 100000, 14400, 1200, 2400, 7200};
-  for (int i = 0; i < 6; i++) {
+                         "bmaa-paper-small.yaml", "bmaa-paper-whca.yaml", "bmaa-sweep.yaml",
+                         "thesis-portfolio.yaml", "thesis-portfolio-small.yaml"};
+  const long long jobs[] = {240, 100000, 14400, 1200, 2400, 7200, 8400, 252};
+  for (int i = 0; i < 8; i++) {
     char *out, *err;
     int rc = mapfarm(&out, &err, "expand '%s/configs/%s' --maps '%s'", MAPFARM_SOURCE_DIR,
                      plans[i], maps);
@@ -452,21 +453,18 @@ Test(cli, every_shipped_plan_expands) {
   }
 }
 
-/* configs/bmaa-paper-small.yaml promises that its jobs are jobs of configs/bmaa-paper.yaml
- * (same seed, maps, parameters and limits), so a later full run into its database skips them. */
-Test(cli, the_small_paper_plan_is_a_subset_of_the_full_one) {
-  REQUIRE_MAPS(maps);
+/* Every job of the small plan is a job of the full one: each row of `expand --list` of small
+ * (after the header "key\t...") appears in that of full. Returns the number of rows. */
+static int subset_rows(const char *maps, const char *small_plan, const char *full_plan) {
   char *full, *small, *err;
-  cr_assert_eq(mapfarm(&full, &err, "expand '%s/configs/bmaa-paper.yaml' --list --maps '%s'",
-                       MAPFARM_SOURCE_DIR, maps),
+  cr_assert_eq(mapfarm(&full, &err, "expand '%s/configs/%s' --list --maps '%s'",
+                       MAPFARM_SOURCE_DIR, full_plan, maps),
                0, "%s", err);
   free(err);
-  cr_assert_eq(mapfarm(&small, &err,
-                       "expand '%s/configs/bmaa-paper-small.yaml' --list --maps '%s'",
-                       MAPFARM_SOURCE_DIR, maps),
+  cr_assert_eq(mapfarm(&small, &err, "expand '%s/configs/%s' --list --maps '%s'",
+                       MAPFARM_SOURCE_DIR, small_plan, maps),
                0, "%s", err);
   free(err);
-  /* Every row of the small list after the header ("key\t...") appears in the full list. */
   const char *p = strstr(small, "\nkey\t");
   cr_assert_not_null(p);
   p = strchr(p + 1, '\n');
@@ -480,13 +478,21 @@ Test(cli, the_small_paper_plan_is_a_subset_of_the_full_one) {
     row[0] = '\n';
     memcpy(row + 1, p, len);
     row[len + 1] = '\0';
-    cr_assert_not_null(strstr(full, row), "not in the full plan: %s", row + 1);
+    cr_assert_not_null(strstr(full, row), "%s: not in %s: %s", small_plan, full_plan, row + 1);
     rows++;
     p = end;
   }
-  cr_assert_eq(rows, 1200);
   free(full);
   free(small);
+  return rows;
+}
+
+/* The small plans promise that their jobs are jobs of the full ones (same seed, maps,
+ * parameters and limits), so a later full run into the same database skips them. */
+Test(cli, the_small_plans_are_subsets_of_the_full_ones) {
+  REQUIRE_MAPS(maps);
+  cr_assert_eq(subset_rows(maps, "bmaa-paper-small.yaml", "bmaa-paper.yaml"), 1200);
+  cr_assert_eq(subset_rows(maps, "thesis-portfolio-small.yaml", "thesis-portfolio.yaml"), 252);
 }
 
 /* Checks that path holds a PNG image (its 8-byte signature) of some size. */
