@@ -15,6 +15,7 @@
 #include "astar.h"
 #include "bench.h"
 #include "mapfarm_version.h"
+#include "dataset.h"
 #include "expand.h"
 #include "image.h"
 #include "merge.h"
@@ -48,6 +49,7 @@ static const char usage[] =
     "  mapfarm render --map MAP (--scen FILE [--agents N | --problem K] | --generator G\n"
     "                --agents N [--generator-param NAME=VALUE ...] [--seed S]) --out FILE.png\n"
     "                [--size N|native] [--maps DIR]\n"
+    "  mapfarm dataset --db FILE --out DIR [--size N] [--train F] [--seed S] [--maps DIR]\n"
     "  mapfarm algorithms\n"
     "  mapfarm bench astar --map MAP --scen FILE [--maps DIR]\n"
     "  mapfarm bench sim --map MAP [--agents N[,N...]] [--algo NAME] [--steps S] [--seed S]\n"
@@ -868,6 +870,56 @@ static int cmd_render(int argc, char **argv) {
   return rc == MAPF_OK ? 0 : EXIT_BAD_INPUT;
 }
 
+/* `dataset`: images, labels.csv and a train/test split for algorithm selection (dataset.h). */
+static int cmd_dataset(int argc, char **argv) {
+  const char *db = NULL, *out = NULL;
+  long long size = FARM_IMAGE_SIDE, seed = 1;
+  double train = 0.7;
+  map_dirs md = {0};
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    if (i + 1 >= argc) return bad_usage("%s needs a value", a);
+    const char *v = argv[++i];
+    if (strcmp(a, "--db") == 0) db = v;
+    else if (strcmp(a, "--out") == 0) out = v;
+    else if (strcmp(a, "--maps") == 0) {
+      if (md.n < MAX_MAP_DIRS) md.dir[md.n++] = v;
+    } else if (strcmp(a, "--size") == 0) {
+      if (parse_long(v, 1, FARM_IMAGE_MAX_SIDE, &size) < 0)
+        return bad_usage("--size: expected an integer in [1, 65536], found \"%s\"", v);
+    } else if (strcmp(a, "--seed") == 0) {
+      if (parse_long(v, 0, 0x7fffffffffffffffLL, &seed) < 0)
+        return bad_usage("--seed: expected an integer >= 0, found \"%s\"", v);
+    } else if (strcmp(a, "--train") == 0) {
+      if (parse_double(v, 0, 1, &train) < 0)
+        return bad_usage("--train: expected a fraction in [0, 1], found \"%s\"", v);
+    } else {
+      return bad_usage("unknown option %s for dataset", a);
+    }
+  }
+  if (!db) return bad_usage("%s needs --db FILE", "dataset");
+  if (!out) return bad_usage("%s needs --out DIR", "dataset");
+  farm_store *st = NULL;
+  char err[1600];
+  if (farm_store_open(db, FARM_STORE_READONLY, &st, err, sizeof err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  map_dirs_env(&md);
+  farm_dataset_opts o = {out, (int32_t)size, train, (uint64_t)seed, {md.dir, md.n}};
+  farm_dataset_result res;
+  int rc = farm_dataset_write(st, &o, &res, err, sizeof err);
+  farm_store_close(st);
+  free(md.env);
+  if (rc < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    return EXIT_FAILED_JOBS;
+  }
+  printf("%s: %lld instances (%lld train, %lld test), %d labels\n", out,
+         (long long)res.instances, (long long)res.train, (long long)res.test, (int)res.labels);
+  return 0;
+}
+
 static int cmd_algorithms(void) {
   for (int32_t i = 0; i < mapf_algo_count(); i++) {
     const mapf_algo_def *def = mapf_algo_at(i);
@@ -1316,6 +1368,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "expand") == 0) return cmd_expand(argc, argv);
   if (strcmp(cmd, "solve") == 0) return cmd_solve(argc, argv);
   if (strcmp(cmd, "render") == 0) return cmd_render(argc, argv);
+  if (strcmp(cmd, "dataset") == 0) return cmd_dataset(argc, argv);
   if (strcmp(cmd, "report") == 0) return cmd_report(argc, argv);
   if (strcmp(cmd, "algorithms") == 0) return cmd_algorithms();
   if (strcmp(cmd, "merge") == 0) return cmd_merge(argc, argv);
@@ -1331,7 +1384,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   static const char *const cmds[] = {"run",   "expand", "solve", "report", "algorithms", "merge",
-                                     "status", "runs",  "bench", "render", NULL};
+                                     "status", "runs",  "bench", "render", "dataset", NULL};
   const char *s = farm_suggest(cmd, cmds, -1);
   fprintf(stderr, "mapfarm: error: unknown command \"%s\"%s%s%s\n%s", cmd,
           s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "", usage);

@@ -249,6 +249,76 @@ Test(cli, render_writes_instance_images) {
   free(err);
 }
 
+/* `dataset`: one image per instance under split/label/, labels.csv with a row per instance,
+ * an exact seeded 70/30 split that does not change between runs; a map that moved away is an
+ * error that says to give --maps, and --maps finds it. */
+Test(cli, dataset_writes_labelled_images_and_a_seeded_split) {
+  char plan[600], db[512], dir[512], *out, *err;
+  snprintf(db, sizeof db, "%s/pf.db", tmpdir);
+  snprintf(dir, sizeof dir, "%s/ds", tmpdir);
+  char cmd[2048];
+  /* The plan and its map file in tmpdir, so the map can be moved away later. */
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s/plans' '%s/maps' && cp '%s/tests/data/cli/portfolio.yaml' '%s/plans/' && "
+           "cp '%s/tests/data/maps/tiny.map' '%s/maps/'",
+           tmpdir, tmpdir, MAPFARM_SOURCE_DIR, tmpdir, MAPFARM_SOURCE_DIR, tmpdir);
+  cr_assert_eq(system(cmd), 0);
+  snprintf(plan, sizeof plan, "%s/plans/portfolio.yaml", tmpdir);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --threads 2", plan, db), 0, "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(&out, &err, "dataset --db '%s' --out '%s'", db, dir), 0, "%s", err);
+  cr_assert(strstr(out, "16 instances (11 train, 5 test), 3 labels"), "%s", out);
+  free(out);
+  free(err);
+  char csv[600];
+  snprintf(csv, sizeof csv, "%s/labels.csv", dir);
+  char *text = test_slurp_text(csv);
+  cr_assert(strncmp(text, "key,map,generator,agents,instance,label,split,BMAA* completion_rate,",
+                    68) == 0, "%.120s", text);
+  int rows = 0, train = 0;
+  for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+    char key[64], map[256], gen[256], label[64], split[16];
+    int agents, instance;
+    cr_assert_eq(sscanf(line + 1, "%63[^,],%255[^,],%255[^,],%d,%d,%63[^,],%15[^,\n]", key, map,
+                        gen, &agents, &instance, label, split),
+                 7, "%.200s", line + 1);
+    cr_assert(strcmp(gen, "cross-sides") == 0 || strcmp(gen, "tight-to-wide") == 0, "%s", gen);
+    const char *ldir = strcmp(label, "BMAA*") == 0 ? "BMAAstar"
+                       : strcmp(label, "WHCA*") == 0 ? "WHCAstar"
+                                                     : label;
+    char png[1200];
+    snprintf(png, sizeof png, "%s/%s/%s/%s.png", dir, split, ldir, key);
+    uint32_t w, h;
+    png_size(png, &w, &h);
+    cr_assert(w == 227 && h == 227, "%s: %ux%u", png, w, h);
+    train += strcmp(split, "train") == 0;
+    rows++;
+  }
+  cr_assert_eq(rows, 16);
+  cr_assert_eq(train, 11);
+  /* The same command again: the same file. Another seed: another split. */
+  cr_assert_eq(mapfarm(NULL, NULL, "dataset --db '%s' --out '%s'", db, dir), 0);
+  char *again = test_slurp_text(csv);
+  cr_assert_str_eq(text, again);
+  free(again);
+  cr_assert_eq(mapfarm(NULL, NULL, "dataset --db '%s' --out '%s/ds2' --seed 2", db, tmpdir), 0);
+  snprintf(csv, sizeof csv, "%s/ds2/labels.csv", tmpdir);
+  again = test_slurp_text(csv);
+  cr_assert_str_neq(text, again);
+  free(again);
+  free(text);
+  /* The map file moves away: an error naming it; --maps finds it in its new place. */
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s/new/plans' && mv '%s/maps' '%s/new/'", tmpdir, tmpdir,
+           tmpdir);
+  cr_assert_eq(system(cmd), 0);
+  cr_assert_eq(mapfarm(NULL, &err, "dataset --db '%s' --out '%s/ds3'", db, tmpdir), 1);
+  cr_assert(strstr(err, "../maps/tiny.map") && strstr(err, "--maps DIR"), "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "dataset --db '%s' --out '%s/ds3' --maps '%s/new/plans'", db,
+                       tmpdir, tmpdir), 0, "%s", err);
+  free(err);
+}
+
 static void plan_path(char *buf, size_t n, const char *name) {
   snprintf(buf, n, "%s/tests/data/cli/%s", MAPFARM_SOURCE_DIR, name);
 }

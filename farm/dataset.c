@@ -1,0 +1,525 @@
+/* dataset.c: the image dataset of a results database (dataset.h). */
+#include "dataset.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "expand.h"
+#include "hash.h"
+#include "image.h"
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+int farm_dataset_label_dir(const char *label, char *buf, size_t n) {
+  size_t k = 0;
+  for (const char *p = label; *p; p++) {
+    char c = *p;
+    const char *put = NULL;
+    char one[2] = {c, '\0'};
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '_' || c == '.')
+      put = one;
+    else if (c == '*')
+      put = "star";
+    else
+      put = "_";
+    for (; *put; put++, k++)
+      if (k + 1 < n) buf[k] = *put;
+  }
+  if (n > 0) buf[k < n ? k : n - 1] = '\0';
+  return (int)k;
+}
+
+/* Creates dir and its parents (mode 0777 before the umask); an existing directory is fine. */
+static int make_dirs(const char *dir, char *err, size_t errlen) {
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+    set_err(err, errlen, "%s: path too long", dir);
+    return -1;
+  }
+  for (char *p = path + 1;; p++) {
+    if (*p != '/' && *p != '\0') continue;
+    char c = *p;
+    *p = '\0';
+    struct stat sb;
+    if (mkdir(path, 0777) != 0 && (errno != EEXIST || stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+      set_err(err, errlen, "%s: cannot create the directory: %s", path,
+              errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
+      return -1;
+    }
+    *p = c;
+    if (c == '\0') break;
+  }
+  return 0;
+}
+
+/* Writes s as one CSV field (RFC 4180: quoted when it holds a comma, a quote or a line
+ * break). */
+static void csv_field(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+/* The plans of the database, loaded, so that their maps can be found by content hash. */
+typedef struct plans {
+  farm_plan **plan;
+  farm_space *space;
+  int32_t n, cap;
+  char first_error[600]; /* why the first plan that could not be loaded failed */
+} plans;
+
+static void plans_free(plans *ps) {
+  for (int32_t i = 0; i < ps->n; i++) {
+    farm_space_free(&ps->space[i]);
+    farm_plan_free(ps->plan[i]);
+  }
+  free(ps->plan);
+  free(ps->space);
+}
+
+/* Loads every distinct plan text of `runs`. A plan that cannot be loaded (a map file moved
+ * away) is skipped; its message is kept for the error of a map not found. */
+static int plans_load(sqlite3 *db, const farm_plan_opts *maps, plans *ps, char *err,
+                      size_t errlen) {
+  sqlite3_stmt *s = NULL;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT plan_text, plan_path FROM runs WHERE plan_text IS NOT NULL "
+                         "GROUP BY plan_hash, plan_text ORDER BY min(run_id)",
+                         -1, &s, NULL) != SQLITE_OK) {
+    set_err(err, errlen, "cannot read the runs: %s", sqlite3_errmsg(db));
+    return -1;
+  }
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const char *text = (const char *)sqlite3_column_text(s, 0);
+    const char *path = (const char *)sqlite3_column_text(s, 1);
+    int len = sqlite3_column_bytes(s, 0);
+    if (ps->n == ps->cap) {
+      int32_t cap = ps->cap ? 2 * ps->cap : 4;
+      farm_plan **p = realloc(ps->plan, (size_t)cap * sizeof *p);
+      if (p) ps->plan = p;
+      farm_space *sp = p ? realloc(ps->space, (size_t)cap * sizeof *sp) : NULL;
+      if (!p || !sp) {
+        sqlite3_finalize(s);
+        set_err(err, errlen, "out of memory");
+        return -1;
+      }
+      ps->space = sp;
+      ps->cap = cap;
+    }
+    farm_diags errs = {0, 0, NULL};
+    farm_plan *plan = NULL;
+    int r = farm_plan_parse(text, (size_t)len, path ? path : "plan.yaml", maps, &plan, &errs);
+    if (r == MAPF_OK) {
+      memset(&ps->space[ps->n], 0, sizeof ps->space[ps->n]);
+      r = farm_space_init(&ps->space[ps->n], plan, &errs);
+      if (r == MAPF_OK) {
+        ps->plan[ps->n++] = plan;
+      } else {
+        farm_space_free(&ps->space[ps->n]);
+        farm_plan_free(plan);
+      }
+    }
+    if (r != MAPF_OK && !ps->first_error[0] && errs.n > 0)
+      mapf_diag_format(&errs.items[0], ps->first_error, sizeof ps->first_error);
+    farm_diags_free(&errs);
+  }
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) {
+    set_err(err, errlen, "cannot read the runs: %s", sqlite3_errmsg(db));
+    return -1;
+  }
+  return 0;
+}
+
+static const mapf_grid *plans_grid(const plans *ps, uint64_t hash) {
+  for (int32_t i = 0; i < ps->n; i++)
+    for (int32_t m = 0; m < ps->plan[i]->nmaps; m++)
+      if (ps->space[i].grids[m]->hash == hash) return ps->space[i].grids[m];
+  return NULL;
+}
+
+/* One problem instance and where it goes. */
+typedef struct inst_row {
+  char *map, *generator, *label;
+  uint64_t map_hash;
+  int32_t agents, instance;
+  char key[17];
+  uint64_t order; /* the split draws in this order */
+  int train;
+} inst_row;
+
+static int cmp_order(const void *a, const void *b) {
+  const inst_row *const *x = a, *const *y = b;
+  if ((*x)->order != (*y)->order) return (*x)->order < (*y)->order ? -1 : 1;
+  return strcmp((*x)->key, (*y)->key);
+}
+
+static char *dup_col(sqlite3_stmt *s, int col) {
+  const unsigned char *t = sqlite3_column_text(s, col);
+  return strdup(t ? (const char *)t : "");
+}
+
+typedef struct ctx {
+  sqlite3 *db;
+  const farm_dataset_opts *o;
+  char **labels, **dirs;
+  int32_t nlabels;
+  inst_row *rows;
+  int64_t nrows;
+  sqlite3_stmt *job, *agents, *metrics;
+  char *err;
+  size_t errlen;
+} ctx;
+
+/* The instance of row r: the agent rows of one of its jobs. */
+static int read_instance(ctx *c, const inst_row *r, const mapf_grid *g, mapf_instance **out) {
+  sqlite3_stmt *s = c->job;
+  sqlite3_bind_text(s, 1, r->map, -1, SQLITE_STATIC);
+  sqlite3_bind_text(s, 2, r->generator, -1, SQLITE_STATIC);
+  sqlite3_bind_int(s, 3, r->agents);
+  sqlite3_bind_int(s, 4, r->instance);
+  char hash[17];
+  snprintf(hash, sizeof hash, "%016" PRIx64, r->map_hash);
+  sqlite3_bind_text(s, 5, hash, 16, SQLITE_TRANSIENT);
+  int64_t id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+  sqlite3_reset(s);
+  mapf_instance *inst = id >= 0 ? mapf_instance_new(r->agents) : NULL;
+  if (!inst) {
+    set_err(c->err, c->errlen, "instance %s (%s, %s, %d agents, instance %d): %s", r->key, r->map,
+            r->generator, (int)r->agents, (int)r->instance,
+            id < 0 ? "no job with agent rows" : "out of memory");
+    return -1;
+  }
+  s = c->agents;
+  sqlite3_bind_int64(s, 1, id);
+  int32_t n = 0, rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < r->agents) {
+    int sx = sqlite3_column_int(s, 1), sy = sqlite3_column_int(s, 2);
+    int gx = sqlite3_column_int(s, 3), gy = sqlite3_column_int(s, 4);
+    if (sqlite3_column_int(s, 0) != n || sx < 0 || sx >= g->width || sy < 0 ||
+        sy >= g->height || gx < 0 || gx >= g->width || gy < 0 || gy >= g->height)
+      break;
+    inst->start[n] = mapf_grid_id(g, sx, sy);
+    inst->goal[n] = mapf_grid_id(g, gx, gy);
+    n++;
+  }
+  sqlite3_reset(s);
+  if (n != r->agents) {
+    set_err(c->err, c->errlen,
+            "instance %s (%s): the agent rows of result %" PRId64 " do not make %d agents on "
+            "the %dx%d map",
+            r->key, r->map, id, (int)r->agents, (int)g->width, (int)g->height);
+    mapf_instance_free(inst);
+    return -1;
+  }
+  *out = inst;
+  return 0;
+}
+
+/* Writes the CSV columns of every label's metrics on row r (empty where a label did not run). */
+static void write_metrics(ctx *c, const inst_row *r, FILE *f) {
+  enum { NM = 4 };
+  double *v = calloc((size_t)c->nlabels * NM, sizeof *v);
+  char *have = calloc((size_t)c->nlabels * NM, 1);
+  sqlite3_stmt *s = c->metrics;
+  sqlite3_bind_text(s, 1, r->map, -1, SQLITE_STATIC);
+  sqlite3_bind_text(s, 2, r->generator, -1, SQLITE_STATIC);
+  sqlite3_bind_int(s, 3, r->agents);
+  sqlite3_bind_int(s, 4, r->instance);
+  char hash[17];
+  snprintf(hash, sizeof hash, "%016" PRIx64, r->map_hash);
+  sqlite3_bind_text(s, 5, hash, 16, SQLITE_TRANSIENT);
+  while (v && have && sqlite3_step(s) == SQLITE_ROW) {
+    const char *label = (const char *)sqlite3_column_text(s, 0);
+    int32_t l = 0;
+    while (l < c->nlabels && strcmp(c->labels[l], label) != 0) l++;
+    if (l == c->nlabels) continue;
+    for (int m = 0; m < NM; m++) {
+      if (have[l * NM + m] || sqlite3_column_type(s, 1 + m) == SQLITE_NULL) continue;
+      have[l * NM + m] = 1;
+      v[l * NM + m] = sqlite3_column_double(s, 1 + m);
+    }
+  }
+  sqlite3_reset(s);
+  for (int32_t l = 0; l < c->nlabels; l++)
+    for (int m = 0; m < NM; m++) {
+      fputc(',', f);
+      if (have && have[l * NM + m]) fprintf(f, "%.10g", v[l * NM + m]);
+    }
+  free(v);
+  free(have);
+}
+
+static int write_all(ctx *c, const plans *ps) {
+  const farm_dataset_opts *o = c->o;
+  char path[4096], tmp[4200];
+  snprintf(path, sizeof path, "%s/labels.csv", o->out_dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    set_err(c->err, c->errlen, "%s: cannot write: %s", tmp, strerror(errno));
+    return -1;
+  }
+  fputs("key,map,generator,agents,instance,label,split", f);
+  static const char *const metric[] = {"completion_rate", "travel_distance", "completion_steps",
+                                       "completion_seconds"};
+  for (int32_t l = 0; l < c->nlabels; l++)
+    for (int m = 0; m < 4; m++) {
+      char col[600];
+      snprintf(col, sizeof col, "%s %s", c->labels[l], metric[m]);
+      fputc(',', f);
+      csv_field(f, col);
+    }
+  fputc('\n', f);
+  int rc = 0;
+  for (int64_t i = 0; i < c->nrows && rc == 0; i++) {
+    const inst_row *r = &c->rows[i];
+    const mapf_grid *g = plans_grid(ps, r->map_hash);
+    if (!g) {
+      set_err(c->err, c->errlen,
+              "map %s (content hash %016" PRIx64 ") is not among the maps of the plans in the "
+              "database%s%s; give its directory with --maps DIR",
+              r->map, r->map_hash, ps->first_error[0] ? ": " : "", ps->first_error);
+      rc = -1;
+      break;
+    }
+    int32_t l = 0;
+    while (l < c->nlabels && strcmp(c->labels[l], r->label) != 0) l++;
+    const char *split = r->train ? "train" : "test";
+    snprintf(path, sizeof path, "%s/%s/%s", o->out_dir, split,
+             l < c->nlabels ? c->dirs[l] : "_");
+    if (make_dirs(path, c->err, c->errlen) < 0) {
+      rc = -1;
+      break;
+    }
+    mapf_instance *inst = NULL;
+    if (read_instance(c, r, g, &inst) < 0) {
+      rc = -1;
+      break;
+    }
+    farm_image *full = NULL, *im = NULL;
+    mapf_diag d = {0};
+    int e = farm_image_render(g, inst, &full, &d);
+    if (e == MAPF_OK) e = farm_image_resize(full, o->size, o->size, &im, &d);
+    snprintf(tmp, sizeof tmp, "%s/%s.png", path, r->key);
+    if (e == MAPF_OK) e = farm_image_write_png(im, tmp, &d);
+    if (e != MAPF_OK) {
+      mapf_diag_format(&d, c->err, c->errlen);
+      rc = -1;
+    }
+    farm_image_free(full);
+    farm_image_free(im);
+    mapf_instance_free(inst);
+    if (rc) break;
+    fprintf(f, "%s,", r->key);
+    csv_field(f, r->map);
+    fputc(',', f);
+    csv_field(f, r->generator);
+    fprintf(f, ",%d,%d,", (int)r->agents, (int)r->instance);
+    csv_field(f, r->label);
+    fprintf(f, ",%s", split);
+    write_metrics(c, r, f);
+    fputc('\n', f);
+  }
+  snprintf(path, sizeof path, "%s/labels.csv", o->out_dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  if (fclose(f) != 0 && rc == 0) {
+    set_err(c->err, c->errlen, "%s: cannot write: %s", tmp, strerror(errno));
+    rc = -1;
+  }
+  if (rc == 0 && rename(tmp, path) != 0) {
+    set_err(c->err, c->errlen, "%s: cannot write: %s", path, strerror(errno));
+    rc = -1;
+  }
+  if (rc) remove(tmp);
+  return rc;
+}
+
+/* Reads the labels and the instances with their best label; assigns the split. */
+static int read_rows(ctx *c) {
+  sqlite3_stmt *s = NULL;
+  int rc = sqlite3_prepare_v2(c->db,
+                              "SELECT label FROM results WHERE status <> 'error' GROUP BY label "
+                              "ORDER BY min(plan_index), label",
+                              -1, &s, NULL);
+  int32_t cap = 0;
+  while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+    if ((rc = sqlite3_step(s)) != SQLITE_ROW) break;
+    if (c->nlabels == cap) {
+      cap = cap ? 2 * cap : 8;
+      char **l = realloc(c->labels, (size_t)cap * sizeof *l);
+      if (l) c->labels = l;
+      char **dd = l ? realloc(c->dirs, (size_t)cap * sizeof *dd) : NULL;
+      if (!dd) {
+        sqlite3_finalize(s);
+        set_err(c->err, c->errlen, "out of memory");
+        return -1;
+      }
+      c->dirs = dd;
+    }
+    c->labels[c->nlabels] = dup_col(s, 0);
+    char dir[512];
+    farm_dataset_label_dir(c->labels[c->nlabels], dir, sizeof dir);
+    c->dirs[c->nlabels] = strdup(dir);
+    c->nlabels++;
+  }
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) {
+    set_err(c->err, c->errlen, "cannot read the labels: %s", sqlite3_errmsg(c->db));
+    return -1;
+  }
+  /* Two labels in one directory would mix their classes. */
+  for (int32_t i = 0; i < c->nlabels; i++)
+    for (int32_t j = 0; j < i; j++)
+      if (strcmp(c->dirs[i], c->dirs[j]) == 0) {
+        set_err(c->err, c->errlen,
+                "labels \"%s\" and \"%s\" both become the directory \"%s\"; rename one in the "
+                "plan",
+                c->labels[j], c->labels[i], c->dirs[i]);
+        return -1;
+      }
+
+  s = NULL;
+  rc = sqlite3_prepare_v2(c->db,
+                          "SELECT map, map_hash, generator, agents, instance, best_label "
+                          "FROM portfolio_labels ORDER BY map_hash, generator, agents, instance",
+                          -1, &s, NULL);
+  int64_t rcap = 0;
+  while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+    if ((rc = sqlite3_step(s)) != SQLITE_ROW) break;
+    if (c->nrows == rcap) {
+      rcap = rcap ? 2 * rcap : 256;
+      inst_row *r = realloc(c->rows, (size_t)rcap * sizeof *r);
+      if (!r) {
+        sqlite3_finalize(s);
+        set_err(c->err, c->errlen, "out of memory");
+        return -1;
+      }
+      c->rows = r;
+    }
+    inst_row *r = &c->rows[c->nrows];
+    memset(r, 0, sizeof *r);
+    r->map = dup_col(s, 0);
+    const char *h = (const char *)sqlite3_column_text(s, 1);
+    r->map_hash = h ? strtoull(h, NULL, 16) : 0;
+    r->generator = dup_col(s, 2);
+    r->agents = sqlite3_column_int(s, 3);
+    r->instance = sqlite3_column_int(s, 4);
+    r->label = dup_col(s, 5);
+    c->nrows++;
+    char text[1200];
+    int n = snprintf(text, sizeof text, "%016" PRIx64 "\n%s\n%d\n%d\n", r->map_hash, r->generator,
+                     (int)r->agents, (int)r->instance);
+    mapf_hash128 k = mapf_hash128_of(text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1));
+    char hex[33];
+    mapf_hash128_hex(k, hex);
+    memcpy(r->key, hex, 16);
+    r->key[16] = '\0';
+    r->order = mapf_hash64(r->key, 16, c->o->seed);
+  }
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) {
+    set_err(c->err, c->errlen, "cannot read the portfolio labels: %s", sqlite3_errmsg(c->db));
+    return -1;
+  }
+  /* The split: instances in the order of a seeded hash of their key, the first share to
+   * train/. Exact shares, independent of the row order and of the other instances' keys. */
+  inst_row **by = malloc((size_t)(c->nrows ? c->nrows : 1) * sizeof *by);
+  if (!by) {
+    set_err(c->err, c->errlen, "out of memory");
+    return -1;
+  }
+  for (int64_t i = 0; i < c->nrows; i++) by[i] = &c->rows[i];
+  qsort(by, (size_t)c->nrows, sizeof *by, cmp_order);
+  int64_t ntrain = (int64_t)floor(c->o->train * (double)c->nrows + 0.5);
+  for (int64_t i = 0; i < c->nrows; i++) by[i]->train = i < ntrain;
+  free(by);
+  return 0;
+}
+
+int farm_dataset_write(farm_store *st, const farm_dataset_opts *o, farm_dataset_result *res,
+                       char *err, size_t errlen) {
+  memset(res, 0, sizeof *res);
+  farm_dataset_opts opts = *o;
+  if (opts.size == 0) opts.size = FARM_IMAGE_SIDE;
+  ctx c = {0};
+  c.db = farm_store_db(st);
+  c.o = &opts;
+  c.err = err;
+  c.errlen = errlen;
+  plans ps = {0};
+  int rc = -1;
+  static const char where[] =
+      " FROM results WHERE map = ?1 AND generator = ?2 AND agents = ?3 AND instance = ?4 AND "
+      "map_hash = ?5 AND status <> 'error'";
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "SELECT id%s AND EXISTS (SELECT 1 FROM agent_results WHERE result_id = results.id) "
+           "ORDER BY id LIMIT 1",
+           where);
+  if (sqlite3_prepare_v2(c.db, sql, -1, &c.job, NULL) != SQLITE_OK) goto sql_error;
+  if (sqlite3_prepare_v2(c.db,
+                         "SELECT agent, start_x, start_y, goal_x, goal_y FROM agent_results "
+                         "WHERE result_id = ?1 ORDER BY agent",
+                         -1, &c.agents, NULL) != SQLITE_OK)
+    goto sql_error;
+  snprintf(sql, sizeof sql,
+           "SELECT label, completion_rate, mean_travel_distance, mean_completion_steps_capped, "
+           "mean_completion_seconds_capped%s ORDER BY job_key",
+           where);
+  if (sqlite3_prepare_v2(c.db, sql, -1, &c.metrics, NULL) != SQLITE_OK) goto sql_error;
+  if (read_rows(&c) < 0 || plans_load(c.db, &opts.maps, &ps, err, errlen) < 0) goto done;
+  if (make_dirs(opts.out_dir, err, errlen) < 0 || write_all(&c, &ps) < 0) goto done;
+  res->instances = c.nrows;
+  for (int64_t i = 0; i < c.nrows; i++) res->train += c.rows[i].train;
+  res->test = c.nrows - res->train;
+  res->labels = c.nlabels;
+  rc = 0;
+  goto done;
+sql_error:
+  set_err(err, errlen, "cannot read the database: %s", sqlite3_errmsg(c.db));
+done:
+  sqlite3_finalize(c.job);
+  sqlite3_finalize(c.agents);
+  sqlite3_finalize(c.metrics);
+  for (int32_t i = 0; i < c.nlabels; i++) {
+    free(c.labels[i]);
+    free(c.dirs[i]);
+  }
+  free(c.labels);
+  free(c.dirs);
+  for (int64_t i = 0; i < c.nrows; i++) {
+    free(c.rows[i].map);
+    free(c.rows[i].generator);
+    free(c.rows[i].label);
+  }
+  free(c.rows);
+  plans_free(&ps);
+  return rc;
+}
