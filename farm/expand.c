@@ -47,6 +47,8 @@ void farm_space_free(farm_space *sp) {
     for (int32_t i = 0; i < sp->plan->nmaps; i++) mapf_grid_free(sp->grids[i]);
   free(sp->grids);
   free(sp->scen_jobs);
+  free(sp->applies);
+  free(sp->map_off);
   free_strings(sp->combo_json, sp->algo_combos);
   free_strings(sp->combo_label, sp->algo_combos);
   free_strings(sp->combo_tail, sp->algo_combos);
@@ -135,13 +137,95 @@ static int cmp_map_hash(const void *a, const void *b) {
 
 /* Loads or generates every map (all of them, so every broken map is reported), refuses two maps
  * with the same content (their jobs would share keys), and counts the jobs. */
+/* Which scenarios apply to which maps: every generated scenario to every map; a scenario file
+ * to the maps whose file name and size it names (its first line's), each checked: every
+ * problem the plan takes from it must be valid on that map. A file that names no map of the
+ * plan is an error. */
+static int match_scen_files(farm_space *sp, farm_diags *errs) {
+  const farm_plan *plan = sp->plan;
+  int rc = MAPF_OK;
+  for (int32_t s = 0; s < plan->nscens; s++) {
+    const farm_scen_spec *ss = &plan->scens[s];
+    int any = 0;
+    for (int32_t m = 0; m < plan->nmaps; m++) {
+      uint8_t *ap = &sp->applies[(size_t)m * (size_t)plan->nscens + (size_t)s];
+      if (!ss->scen) {
+        *ap = 1;
+        continue;
+      }
+      const farm_map_spec *ms = &plan->maps[m];
+      const mapf_grid *g = sp->grids[m];
+      const char *src = ms->source ? ms->source : "";
+      const char *base = strrchr(src, '/');
+      base = base ? base + 1 : src;
+      const mapf_scen_entry *e0 = &ss->scen->entries[0];
+      const char *named = ss->scen->map ? strrchr(ss->scen->map, '/') : NULL;
+      named = named ? named + 1 : ss->scen->map;
+      if (ms->generated || !named || strcmp(base, named) != 0 ||
+          e0->width != g->width || e0->height != g->height)
+        continue;
+      *ap = 1;
+      any = 1;
+      /* The problems the plan takes: lines 0 .. instances - 1 one by one, or the first
+       * max(agents) lines together. */
+      mapf_diag d;
+      memset(&d, 0, sizeof d);
+      int err = MAPF_OK;
+      if (ss->scen_single) {
+        for (int32_t i = 0; i < ss->instances && err == MAPF_OK; i++) {
+          mapf_instance *inst = NULL;
+          err = mapf_instance_from_scen(ss->scen, g, i, 1, &inst, &d);
+          mapf_instance_free(inst);
+        }
+      } else {
+        int32_t k = 0;
+        for (int32_t i = 0; i < ss->nagents; i++) k = ss->agents[i] > k ? ss->agents[i] : k;
+        mapf_instance *inst = NULL;
+        err = mapf_instance_from_scen(ss->scen, g, 0, k, &inst, &d);
+        mapf_instance_free(inst);
+      }
+      if (err != MAPF_OK) {
+        char msg[1200];
+        if (!d.file[0]) snprintf(d.file, sizeof d.file, "%s", ss->scen_path);
+        mapf_diag_format(&d, msg, sizeof msg);
+        farm_diags_add(errs, plan->path, ss->line, ss->col, "on map %s: %s", src, msg);
+        rc = MAPF_EINVAL;
+      }
+    }
+    if (ss->scen && !any) {
+      const mapf_scen_entry *e0 = &ss->scen->entries[0];
+      farm_diags_add(errs, plan->path, ss->line, ss->col,
+                     "scenario file \"%s\" is for map %s (%d x %d), which is not among the "
+                     "plan's maps; add it to maps",
+                     ss->scen_path, ss->scen->map ? ss->scen->map : "(none)", (int)e0->width,
+                     (int)e0->height);
+      rc = MAPF_EINVAL;
+    }
+  }
+  return rc;
+}
+
+int64_t farm_space_map_jobs(const farm_space *sp, int32_t m) {
+  return sp->map_off[m + 1] - sp->map_off[m];
+}
+
+int64_t farm_space_scen_jobs(const farm_space *sp, int32_t s) {
+  int64_t n = 0;
+  for (int32_t m = 0; m < sp->plan->nmaps; m++)
+    if (sp->applies[(size_t)m * (size_t)sp->plan->nscens + (size_t)s]) n += sp->scen_jobs[s];
+  return n;
+}
+
 int farm_space_init(farm_space *sp, const farm_plan *plan, farm_diags *errs) {
   memset(sp, 0, sizeof *sp);
   sp->plan = plan;
   int rc = MAPF_OK;
   sp->grids = calloc((size_t)(plan->nmaps ? plan->nmaps : 1), sizeof *sp->grids);
   sp->scen_jobs = calloc((size_t)(plan->nscens ? plan->nscens : 1), sizeof *sp->scen_jobs);
-  if (!sp->grids || !sp->scen_jobs) {
+  sp->applies = calloc((size_t)(plan->nmaps ? plan->nmaps : 1) *
+                           (size_t)(plan->nscens ? plan->nscens : 1), 1);
+  sp->map_off = calloc((size_t)plan->nmaps + 1, sizeof *sp->map_off);
+  if (!sp->grids || !sp->scen_jobs || !sp->applies || !sp->map_off) {
     farm_diags_add(errs, plan->path, 0, 0, "out of memory");
     farm_space_free(sp);
     return MAPF_ENOMEM;
@@ -183,6 +267,7 @@ int farm_space_init(farm_space *sp, const farm_plan *plan, farm_diags *errs) {
       free(h);
     }
   }
+  if (rc == MAPF_OK) rc = match_scen_files(sp, errs);
   if (rc != MAPF_OK) {
     farm_space_free(sp);
     sp->plan = plan;
@@ -193,9 +278,14 @@ int farm_space_init(farm_space *sp, const farm_plan *plan, farm_diags *errs) {
   for (int32_t s = 0; s < plan->nscens; s++) {
     const farm_scen_spec *ss = &plan->scens[s];
     sp->scen_jobs[s] = (int64_t)ss->nagents * ss->instances * sp->algo_combos;
-    sp->per_map += sp->scen_jobs[s];
   }
-  sp->njobs = (int64_t)plan->nmaps * sp->per_map;
+  for (int32_t m = 0; m < plan->nmaps; m++) {
+    int64_t jobs = 0;
+    for (int32_t s = 0; s < plan->nscens; s++)
+      if (sp->applies[(size_t)m * (size_t)plan->nscens + (size_t)s]) jobs += sp->scen_jobs[s];
+    sp->map_off[m + 1] = sp->map_off[m] + jobs;
+  }
+  sp->njobs = sp->map_off[plan->nmaps];
   cache_combos(sp);
   return MAPF_OK;
 }
@@ -253,11 +343,25 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
   const farm_plan *plan = sp->plan;
   memset(job, 0, sizeof *job);
   job->index = index;
-  int64_t r = index;
-  job->map = (int32_t)(r / sp->per_map);
-  r %= sp->per_map;
+  /* The map: the last whose first job is at or before index (binary search). */
+  int32_t lo = 0, hi = plan->nmaps - 1;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo + 1) / 2;
+    if (sp->map_off[mid] <= index) lo = mid;
+    else hi = mid - 1;
+  }
+  job->map = lo;
+  int64_t r = index - sp->map_off[lo];
+  const uint8_t *ap = sp->applies + (size_t)lo * (size_t)plan->nscens;
   int32_t s = 0;
-  while (s + 1 < plan->nscens && r >= sp->scen_jobs[s]) r -= sp->scen_jobs[s++];
+  while (!ap[s]) s++;
+  for (;;) {
+    int32_t next = s + 1;
+    while (next < plan->nscens && !ap[next]) next++;
+    if (next >= plan->nscens || r < sp->scen_jobs[s]) break;
+    r -= sp->scen_jobs[s];
+    s = next;
+  }
   const farm_scen_spec *ss = &plan->scens[s];
   job->scen = s;
   int64_t per_agents = (int64_t)ss->instances * sp->algo_combos;
@@ -310,6 +414,10 @@ int farm_job_instance(const farm_space *sp, const farm_job *job, mapf_instance *
                       mapf_diag *d) {
   const farm_scen_spec *ss = &sp->plan->scens[job->scen];
   *out = NULL;
+  if (ss->scen) {
+    int32_t first = ss->scen_single ? job->instance : 0;
+    return mapf_instance_from_scen(ss->scen, sp->grids[job->map], first, job->agents, out, d);
+  }
   return ss->gdef->generate(sp->grids[job->map], job->agents, &ss->gparams, job->instance_seed,
                             out, d);
 }

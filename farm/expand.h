@@ -21,8 +21,11 @@
 typedef struct farm_space {
   const farm_plan *plan;
   mapf_grid **grids;       /* nmaps loaded or generated grids, owned */
-  int64_t *scen_jobs;      /* per scenario: nagents * instances * sum(algo combos) */
-  int64_t per_map;         /* jobs per map */
+  int64_t *scen_jobs;      /* per scenario and map it applies to: nagents * instances * combos */
+  /* Whether scenario s applies to map m (applies[m * nscens + s]): always, except a scenario
+   * file (generator scen), which applies to the maps it names. */
+  uint8_t *applies;
+  int64_t *map_off;        /* nmaps + 1: the first job of each map; map_off[nmaps] = njobs */
   int64_t algo_combos;     /* sum over algorithms of ncombos */
   int64_t njobs;
   /* Texts that depend only on the algorithm entry and its combination, made once when there
@@ -41,6 +44,10 @@ int farm_space_init(farm_space *sp, const farm_plan *plan, farm_diags *errs);
 
 /* Frees the grids; the plan is not owned. */
 void farm_space_free(farm_space *sp);
+
+/* Jobs of map m, and of scenario s over all maps. */
+int64_t farm_space_map_jobs(const farm_space *sp, int32_t m);
+int64_t farm_space_scen_jobs(const farm_space *sp, int32_t s);
 
 typedef struct farm_job {
   int64_t index;

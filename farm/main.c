@@ -36,7 +36,7 @@ static const char usage[] =
     "usage:\n"
     "  mapfarm run PLAN.yaml --db FILE [--threads N] [--shard I/N] [--maps DIR] [--retry-failed]\n"
     "  mapfarm expand PLAN.yaml [--list] [--maps DIR]\n"
-    "  mapfarm solve --map MAP (--scen FILE [--agents N] | --generator G --agents N\n"
+    "  mapfarm solve --map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
     "                [--generator-param NAME=VALUE ...] [--seed S]) --algo NAME\n"
     "                [--param NAME=VALUE ...] [--steps N]\n"
     "                [--seconds S] [--expansions N] [--execution chains|single-pass]\n"
@@ -249,12 +249,13 @@ static int cmd_expand(int argc, char **argv) {
     return EXIT_BAD_INPUT;
   }
   printf("%lld jobs\n", (long long)sp.njobs);
-  /* Counts by map, generator and algorithm: the space is a product, so they are exact. */
+  /* Counts by map, generator and algorithm (every instance runs every algorithm
+   * configuration, so the algorithm counts are exact shares). */
   for (int32_t m = 0; m < plan->nmaps; m++)
-    printf("map %s: %lld\n", map_name(&sp, m), (long long)sp.per_map);
+    printf("map %s: %lld\n", map_name(&sp, m), (long long)farm_space_map_jobs(&sp, m));
   for (int32_t s = 0; s < plan->nscens; s++)
     printf("generator %s (scenario %d): %lld\n", plan->scens[s].generator, (int)s + 1,
-           (long long)(sp.scen_jobs[s] * plan->nmaps));
+           (long long)farm_space_scen_jobs(&sp, s));
   for (int32_t a = 0; a < plan->nalgos; a++) {
     int64_t per_combo = sp.algo_combos ? sp.njobs / sp.algo_combos : 0;
     printf("algorithm %s (%s): %lld\n", plan->algos[a].def->name, plan->algos[a].label,
@@ -531,7 +532,7 @@ typedef struct instance_args {
   const char *gparams[64];
   int ngparams;
   long long agents, seed;
-  long long problem; /* render: the 0-based line of the scenario file, or -1 */
+  long long problem; /* --problem K: line K of the scenario file alone, or -1 */
 } instance_args;
 
 /* Consumes argv[*i] (and its value) when it is an instance option. Returns 1 when consumed, 0
@@ -554,6 +555,9 @@ static int instance_arg(int argc, char **argv, int *i, instance_args *ia, map_di
   } else if (strcmp(a, "--generator-param") == 0) {
     if (ia->ngparams == 64) return 1000 + bad_usage("%s", "too many --generator-param options");
     ia->gparams[ia->ngparams++] = v;
+  } else if (strcmp(a, "--problem") == 0) {
+    if (parse_long(v, 0, 100000000, &ia->problem) < 0)
+      return 1000 + bad_usage("--problem: expected an integer >= 0, found \"%s\"", v);
   } else {
     return 0;
   }
@@ -833,9 +837,6 @@ static int cmd_render(int argc, char **argv) {
       if (strcmp(v, "native") == 0) native = 1;
       else if (parse_long(v, 1, FARM_IMAGE_MAX_SIDE, &size) < 0)
         return bad_usage("--size: expected native or an integer in [1, 65536], found \"%s\"", v);
-    } else if (strcmp(a, "--problem") == 0) {
-      if (parse_long(v, 0, 100000000, &ia.problem) < 0)
-        return bad_usage("--problem: expected an integer >= 0, found \"%s\"", v);
     } else {
       return bad_usage("unknown option %s for render", a);
     }

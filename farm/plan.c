@@ -35,6 +35,7 @@
 #include "algo.h"
 #include "hash.h"
 #include "rng.h"
+#include "scen.h"
 #include "scengen.h"
 #include "suggest.h"
 
@@ -584,11 +585,12 @@ static char *join_path(const char *dir, const char *rel) {
 
 /* Finds a map file: an absolute path as is; a relative one under the plan's directory, then
  * under each opts->map_dirs entry. Returns the path found (malloc'd) or NULL (reported). */
-static char *resolve_map(pctx *c, const pnode *v, const char *dir, const farm_plan_opts *opts) {
+static char *resolve_file(pctx *c, const pnode *v, const char *dir, const farm_plan_opts *opts,
+                          const char *what) {
   const char *rel = v->str;
   if (rel[0] == '/') {
     if (file_exists(rel)) return xstrdup(c, rel);
-    perr(c, v->line, v->col, "map file not found: \"%s\"", rel);
+    perr(c, v->line, v->col, "%s not found: \"%s\"", what, rel);
     return NULL;
   }
   char looked[400];
@@ -610,8 +612,12 @@ static char *resolve_map(pctx *c, const pnode *v, const char *dir, const farm_pl
       if (w > 0) k += (size_t)w;
     }
   }
-  perr(c, v->line, v->col, "map file not found: \"%s\" (looked in: %s)", rel, looked);
+  perr(c, v->line, v->col, "%s not found: \"%s\" (looked in: %s)", what, rel, looked);
   return NULL;
+}
+
+static char *resolve_map(pctx *c, const pnode *v, const char *dir, const farm_plan_opts *opts) {
+  return resolve_file(c, v, dir, opts, "map file");
 }
 
 /* The generated map's name, exactly as mapgen.c names its grid ("random-64x64-d0.2-s7",
@@ -1026,11 +1032,48 @@ static void parse_gen_params(pctx *c, farm_scen_spec *ss, const pnode *v) {
 
 /* `scenarios`. An agent count in two scenarios of the same generator configuration is an
  * error: their instances would have the same keys. */
-static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
-  static const char *const keys[] = {"generator", "agents", "instances", "params"};
+/* `generator: scen` with `file`: loads the scenario file and names the configuration by the
+ * content of its problems (so a moved or reformatted file keeps its jobs' keys). */
+static void parse_scen_file(pctx *c, farm_scen_spec *ss, const pnode *file, const char *dir,
+                            const farm_plan_opts *opts) {
+  const char *rel = get_str(c, file, "file");
+  if (!rel) return;
+  ss->scen_path = resolve_file(c, file, dir, opts, "scenario file");
+  if (!ss->scen_path) return;
+  mapf_diag d;
+  memset(&d, 0, sizeof d);
+  if (mapf_scen_load(ss->scen_path, NULL, 0, &ss->scen, &d) != MAPF_OK) {
+    char msg[1200];
+    mapf_diag_format(&d, msg, sizeof msg);
+    perr(c, file->line, file->col, "%s", msg);
+    ss->scen = NULL;
+    return;
+  }
+  if (ss->scen->n == 0) {
+    perr(c, file->line, file->col, "scenario file \"%s\" has no problems", rel);
+    return;
+  }
+  uint64_t h = 0;
+  for (int32_t i = 0; i < ss->scen->n; i++) {
+    const mapf_scen_entry *e = &ss->scen->entries[i];
+    int32_t w[6] = {e->width, e->height, e->sx, e->sy, e->gx, e->gy};
+    h = mapf_hash64(w, sizeof w, h);
+  }
+  char text[600];
+  const char *base = strrchr(rel, '/');
+  snprintf(text, sizeof text, "scen %s", base ? base + 1 : rel);
+  ss->generator = xstrdup(c, text);
+  snprintf(text, sizeof text, "scen %016llx", (unsigned long long)h);
+  ss->generator_key = xstrdup(c, text);
+}
+
+static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v, const char *dir,
+                            const farm_plan_opts *opts) {
+  static const char *const keys[] = {"generator", "agents", "instances", "params", "file"};
   const char *generators[64];
   int32_t ngen = mapf_scengen_count();
-  for (int32_t i = 0; i < ngen && i < 64; i++) generators[i] = mapf_scengen_at(i)->name;
+  for (int32_t i = 0; i < ngen && i < 63; i++) generators[i] = mapf_scengen_at(i)->name;
+  generators[ngen < 63 ? ngen++ : 63] = "scen";
   char fbuf[80], h[480];
   if (bad(c, v)) return;
   if (v->kind != PN_SEQ || v->nkids == 0) {
@@ -1068,23 +1111,42 @@ static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
            FOUND(it));
       continue;
     }
-    kv f[4];
-    walk_map(c, it, keys, 4, f, "scenario");
+    kv f[5];
+    walk_map(c, it, keys, 5, f, "scenario");
     const char *gen = "random";
     if (f[0].val) {
       const pnode *g = f[0].val;
       gen = get_str(c, g, "generator");
-      if (gen && !mapf_scengen_find(gen)) {
-        hint(gen, generators, ngen < 64 ? ngen : 64, h, sizeof h);
+      if (gen && strcmp(gen, "scen") != 0 && !mapf_scengen_find(gen)) {
+        hint(gen, generators, ngen, h, sizeof h);
         perr(c, g->line, g->col, "unknown scenario generator \"%s\"%s", gen, h);
         gen = NULL;
       }
     }
-    if (gen) {
+    int from_file = gen && strcmp(gen, "scen") == 0;
+    if (from_file) {
+      if (f[3].val)
+        perr(c, f[3].key->line, f[3].key->col, "params: generator scen has no parameters");
+      if (require(c, it, &f[4], "file", "scenario") == 0) parse_scen_file(c, ss, f[4].val, dir, opts);
+    } else if (f[4].val) {
+      perr(c, f[4].key->line, f[4].key->col, "file: only generator scen reads a file");
+    }
+    if (gen && !from_file) {
       ss->gdef = mapf_scengen_find(gen);
       parse_gen_params(c, ss, f[3].val);
     }
-    if (require(c, it, &f[1], "agents", "scenario") == 0) {
+    if (from_file && !f[1].val) {
+      /* One single-agent problem per line. */
+      ss->scen_single = 1;
+      ss->agents = malloc(sizeof *ss->agents);
+      if (!ss->agents) {
+        perr_fatal_oom(c);
+        continue;
+      }
+      ss->agents[0] = 1;
+      ss->nagents = 1;
+      total += 1;
+    } else if (require(c, it, &f[1], "agents", "scenario") == 0) {
       parse_agents(c, ss, f[1].val);
       agents_node[s] = f[1].val;
       total += ss->nagents;
@@ -1092,6 +1154,28 @@ static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
     long long x;
     if (f[2].val && get_int(c, f[2].val, "instances", 1, PLAN_MAX_INSTANCES, &x) == 0)
       ss->instances = (int32_t)x;
+    if (from_file && ss->scen) {
+      int32_t lines = ss->scen->n;
+      if (ss->scen_single) {
+        if (!f[2].val) ss->instances = lines; /* every line */
+        if (ss->instances > lines)
+          perr(c, f[2].val->line, f[2].val->col,
+               "instances: %d, but the scenario file has %d problems", (int)ss->instances,
+               (int)lines);
+      } else {
+        if (f[2].val && ss->instances != 1)
+          perr(c, f[2].val->line, f[2].val->col,
+               "instances: a scenario file with `agents` gives one instance per agent count (its "
+               "first lines); remove `agents` for one single-agent problem per line");
+        for (int32_t i = 0; i < ss->nagents; i++)
+          if (ss->agents[i] > lines) {
+            perr(c, f[1].val->line, f[1].val->col,
+                 "agents: %d, but the scenario file has %d lines", (int)ss->agents[i],
+                 (int)lines);
+            break;
+          }
+      }
+    }
   }
   if (!c->stop && total > PLAN_MAX_AGENT_COUNTS)
     perr(c, v->line, v->col, "scenarios: %lld agent counts in all; at most %d are allowed", total,
@@ -1128,8 +1212,10 @@ static void parse_scenarios(pctx *c, farm_plan *plan, const pnode *v) {
     if (a[i].scen == a[run].scen || reported[a[i].scen]) continue;
     /* One message per later scenario, naming the earliest scenario with that count. */
     const farm_scen_spec *first = &plan->scens[a[run].scen];
+    /* A scenario file without `agents` has no agents node: point at the scenario. */
     const pnode *an = agents_node[a[i].scen];
-    perr(c, an->line, an->col,
+    const farm_scen_spec *later = &plan->scens[a[i].scen];
+    perr(c, an ? an->line : later->line, an ? an->col : later->col,
          "agents: %d is also in the scenario at line %d, column %d; its "
          "instances would run twice",
          (int)a[i].agents, first->line, first->col);
@@ -2313,7 +2399,7 @@ static void parse_root(pctx *c, farm_plan *plan, const pnode *root, const char *
   if (require(c, root, &f[K_MAPS], "maps", NULL) == 0)
     parse_maps(c, plan, f[K_MAPS].val, dir, opts);
   if (require(c, root, &f[K_SCENARIOS], "scenarios", NULL) == 0)
-    parse_scenarios(c, plan, f[K_SCENARIOS].val);
+    parse_scenarios(c, plan, f[K_SCENARIOS].val, dir, opts);
   /* Per registered algorithm, its defaults as the plan changes them; read before the
    * algorithms, wherever the key stands. */
   mapf_params *bases = calloc((size_t)(mapf_algo_count() ? mapf_algo_count() : 1), sizeof *bases);
@@ -2358,6 +2444,8 @@ void farm_plan_free(farm_plan *p) {
   for (int32_t i = 0; p->scens && i < p->nscens; i++) {
     free(p->scens[i].generator);
     free(p->scens[i].generator_key);
+    free(p->scens[i].scen_path);
+    mapf_scen_free(p->scens[i].scen);
     free(p->scens[i].agents);
   }
   free(p->scens);

@@ -35,6 +35,13 @@ typedef struct farm_scen_spec {
   /* As the job key names it (farm/expand.c): the name for a generator without parameters,
    * else the name, a space and the canonical JSON of every parameter, defaults included. */
   char *generator_key;
+  /* generator `scen`: problems read from a MovingAI .scen file (scen_path, loaded), for the
+   * maps of the plan that the file names. scen_single: no `agents` key, so every line is a
+   * single-agent problem (instance i is line i); otherwise instance 0 of agent count K is made
+   * of the first K lines (the MAPF benchmark convention). */
+  struct mapf_scen *scen;
+  char *scen_path;
+  int scen_single;
   int32_t *agents;         /* agent counts, in plan order */
   int32_t nagents;
   int32_t instances;       /* instances per (map, agent count) */

@@ -119,7 +119,7 @@ Test(expand, counts_jobs_as_the_product_of_the_plan) {
   cr_assert_eq(l.sp.njobs, p->nmaps * instances * combos);
   cr_assert_eq(l.sp.njobs, 4 * (2 * 3 + 3 * 1) * (2 + 2));
   cr_assert_eq(l.sp.algo_combos, 4);
-  cr_assert_eq(l.sp.per_map, 36);
+  for (int32_t m = 0; m < 4; m++) cr_assert_eq(farm_space_map_jobs(&l.sp, m), 36);
   unload(&l);
 }
 
@@ -340,7 +340,7 @@ Test(expand, builds_the_same_valid_instance_for_every_algorithm) {
   loaded l;
   load_file(&l, "good.yaml");
   /* Map 1 (random 16x12), first scenario, 4 agents, instance 2: two algorithm jobs. */
-  int64_t base = 1 * l.sp.per_map + (1 * 3 + 2) * l.sp.algo_combos;
+  int64_t base = l.sp.map_off[1] + (1 * 3 + 2) * l.sp.algo_combos;
   farm_job a, b;
   farm_space_job(&l.sp, base, &a);
   farm_space_job(&l.sp, base + 3, &b);
@@ -655,4 +655,69 @@ Test(expand, keys_name_the_generator_configuration_and_jobs_use_it) {
   mapf_instance_free(got);
   mapf_instance_free(want);
   unload(&l);
+}
+
+/* generator scen: one single-agent job per line without `agents`, one instance of the first K
+ * lines with `agents: K`, only on the map the file names; keys follow the problems, not the
+ * file's name. */
+Test(expand, scenario_files_give_problems_for_the_map_they_name) {
+  loaded l;
+  load_text(&l, "name: x\nmaps: [tiny.map, {generate: {kind: random, width: 8, height: 8, "
+                "density: 0, seed: 1}}]\nscenarios:\n"
+                "  - {generator: scen, file: tiny.map.scen}\n"
+                "  - {generator: scen, file: tiny.map.scen, agents: [2, 3]}\n"
+                "  - {generator: random, agents: 2}\n"
+                "algorithms: [{name: bmaa}]\n");
+  /* tiny.map: 3 single-agent problems, 2 instances of the first lines, 1 random; the
+   * generated map: 1 random. */
+  cr_assert_eq(l.sp.njobs, 7);
+  cr_assert_eq(farm_space_map_jobs(&l.sp, 0), 6);
+  cr_assert_eq(farm_space_map_jobs(&l.sp, 1), 1);
+  cr_assert_str_eq(l.plan->scens[0].generator, "scen tiny.map.scen");
+  for (int64_t i = 0; i < 3; i++) {
+    farm_job j;
+    farm_space_job(&l.sp, i, &j);
+    cr_assert_eq(j.map, 0);
+    cr_assert_eq(j.scen, 0);
+    cr_assert_eq(j.agents, 1);
+    cr_assert_eq(j.instance, (int32_t)i);
+    mapf_instance *inst = NULL;
+    mapf_diag d = {0};
+    cr_assert_eq(farm_job_instance(&l.sp, &j, &inst, &d), MAPF_OK, "%s", d.msg);
+    const mapf_scen_entry *e = &l.plan->scens[0].scen->entries[i];
+    cr_assert_eq(inst->start[0], mapf_grid_id(l.sp.grids[0], e->sx, e->sy));
+    cr_assert_eq(inst->goal[0], mapf_grid_id(l.sp.grids[0], e->gx, e->gy));
+    mapf_instance_free(inst);
+  }
+  farm_job j;
+  farm_space_job(&l.sp, 4, &j);
+  cr_assert_eq(j.scen, 1);
+  cr_assert_eq(j.agents, 3);
+  mapf_instance *inst = NULL;
+  mapf_diag d = {0};
+  cr_assert_eq(farm_job_instance(&l.sp, &j, &inst, &d), MAPF_OK, "%s", d.msg);
+  cr_assert_eq(inst->n, 3);
+  mapf_instance_free(inst);
+  farm_space_job(&l.sp, 6, &j);
+  cr_assert_eq(j.map, 1);
+  cr_assert_eq(j.scen, 2);
+  unload(&l);
+}
+
+Test(expand, a_scenario_file_for_no_map_of_the_plan_is_an_error) {
+  const char *text = "name: x\nmaps: [open.map]\nscenarios:\n"
+                     "  - {generator: scen, file: tiny.map.scen}\n"
+                     "algorithms: [{name: bmaa}]\n";
+  farm_diags errs = {0, 0, NULL};
+  farm_plan *p = NULL;
+  cr_assert_eq(farm_plan_parse(text, strlen(text), "mem/plan.yaml", &opts, &p, &errs), MAPF_OK);
+  farm_space sp;
+  cr_assert_eq(farm_space_init(&sp, p, &errs), MAPF_EINVAL);
+  char *all = format_all(&errs);
+  cr_assert(strstr(all, "mem/plan.yaml:4:5: error: scenario file") &&
+                strstr(all, "is for map tiny.map (6 x 4), which is not among the plan's maps"),
+            "%s", all);
+  free(all);
+  farm_diags_free(&errs);
+  farm_plan_free(p);
 }

@@ -1052,3 +1052,29 @@ Test(plan, an_agent_count_repeats_only_within_one_generator_configuration) {
   cr_assert_null(strstr(all, "line 5"), "random is another generator:\n%s", all);
   free(all);
 }
+
+Test(plan, checks_scenario_file_entries) {
+  int rc;
+  char *all = parse_text("name: x\nmaps: [tiny.map]\nscenarios:\n"
+                         "  - {generator: scen}\n"
+                         "  - {generator: scen, file: nowhere.scen}\n"
+                         "  - {generator: scen, file: tiny.map.scen, params: {band: 1}}\n"
+                         "  - {generator: random, file: tiny.map.scen, agents: 9}\n"
+                         "  - {generator: scen, file: tiny.map.scen, instances: 4}\n"
+                         "  - {generator: scen, file: tiny.map.scen, agents: [2, 5]}\n"
+                         "  - {generator: scen, file: tiny.map.scen, agents: 3, instances: 2}\n"
+                         "algorithms: [{name: bmaa}]\n",
+                         &rc);
+  cr_assert_eq(rc, MAPF_EINVAL);
+  const char *want[] = {
+      "mem/plan.yaml:4:5: error: missing required key \"file\" in scenario",
+      "mem/plan.yaml:5:29: error: scenario file not found: \"nowhere.scen\"",
+      "mem/plan.yaml:6:44: error: params: generator scen has no parameters",
+      "mem/plan.yaml:7:25: error: file: only generator scen reads a file",
+      "mem/plan.yaml:8:55: error: instances: 4, but the scenario file has 3 problems",
+      "mem/plan.yaml:9:52: error: agents: 5, but the scenario file has 3 lines",
+      "mem/plan.yaml:10:66: error: instances: a scenario file with `agents` gives one instance"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    cr_assert(strstr(all, want[i]), "missing:\n%s\nin:\n%s", want[i], all);
+  free(all);
+}
