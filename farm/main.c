@@ -43,6 +43,8 @@ static const char usage[] =
     "                [--trace FILE] [--export-scen FILE] [--maps DIR]\n"
     "  mapfarm report --db FILE NAME [--format text|md|csv] [--max-agents N]\n"
     "                [--rows DIM] [--cols DIM] [--where SQL]\n"
+    "  mapfarm portfolio --db FILE --size N [--format text|md|csv] [--max-agents N]\n"
+    "                [--where SQL]\n"
     "  mapfarm merge OUT.db IN.db...\n"
     "  mapfarm status --db FILE\n"
     "  mapfarm runs --db FILE\n"
@@ -433,7 +435,8 @@ static int cmd_report(int argc, char **argv) {
   }
   if (!db) return bad_usage("%s needs --db FILE", "report");
   if (!name) return bad_usage("%s needs a report name (completion-rate, completion-time, "
-                              "travel-distance, completion-seconds)", "report");
+                              "travel-distance, completion-seconds, portfolio, problem-types)",
+                              "report");
   char err[1024];
   farm_store *st = NULL;
   if (farm_store_open(db, FARM_STORE_READONLY, &st, err, sizeof err) < 0) {
@@ -441,6 +444,59 @@ static int cmd_report(int argc, char **argv) {
     return EXIT_BAD_INPUT;
   }
   int rc = farm_report(st, name, &ro, stdout, err, sizeof err);
+  farm_store_close(st);
+  if (rc < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  return 0;
+}
+
+/* ---- mapfarm portfolio --------------------------------------------------------------- */
+
+/* Greedy portfolio formation (thesis Algorithm 2; farm/portfolio.c), printed by report.c. */
+static int cmd_portfolio(int argc, char **argv) {
+  const char *db = NULL, *v;
+  long long size = 0;
+  farm_report_opts ro = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--db") == 0) {
+      if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", a);
+    } else if (strcmp(a, "--size") == 0) {
+      v = need_value(argc, argv, &i);
+      if (!v || parse_long(v, 1, INT32_MAX, &size) < 0)
+        return bad_usage("--size: expected an integer >= 1, found \"%s\"", v ? v : "");
+    } else if (strcmp(a, "--format") == 0) {
+      v = need_value(argc, argv, &i);
+      if (v && strcmp(v, "text") == 0) ro.format = FARM_FORMAT_TEXT;
+      else if (v && strcmp(v, "md") == 0) ro.format = FARM_FORMAT_MD;
+      else if (v && strcmp(v, "csv") == 0) ro.format = FARM_FORMAT_CSV;
+      else return bad_usage("--format: expected text, md or csv, found \"%s\"", v ? v : "");
+    } else if (strcmp(a, "--max-agents") == 0) {
+      long long n;
+      v = need_value(argc, argv, &i);
+      if (!v || parse_long(v, 1, 100000000, &n) < 0)
+        return bad_usage("--max-agents: expected an integer >= 1, found \"%s\"", v ? v : "");
+      ro.max_agents = (int32_t)n;
+    } else if (strcmp(a, "--where") == 0) {
+      if (!(ro.where = need_value(argc, argv, &i)))
+        return bad_usage("%s needs an SQL condition", a);
+    } else if (a[0] == '-') {
+      return bad_usage("unknown option %s for portfolio", a);
+    } else {
+      return bad_usage("unexpected argument %s", a);
+    }
+  }
+  if (!db) return bad_usage("%s needs --db FILE", "portfolio");
+  if (size == 0) return bad_usage("%s needs --size N (the largest portfolio)", "portfolio");
+  char err[1024];
+  farm_store *st = NULL;
+  if (farm_store_open(db, FARM_STORE_READONLY, &st, err, sizeof err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  int rc = farm_report_greedy(st, (int32_t)size, &ro, stdout, err, sizeof err);
   farm_store_close(st);
   if (rc < 0) {
     fprintf(stderr, "mapfarm: error: %s\n", err);
@@ -1371,6 +1427,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "render") == 0) return cmd_render(argc, argv);
   if (strcmp(cmd, "dataset") == 0) return cmd_dataset(argc, argv);
   if (strcmp(cmd, "report") == 0) return cmd_report(argc, argv);
+  if (strcmp(cmd, "portfolio") == 0) return cmd_portfolio(argc, argv);
   if (strcmp(cmd, "algorithms") == 0) return cmd_algorithms();
   if (strcmp(cmd, "merge") == 0) return cmd_merge(argc, argv);
   if (strcmp(cmd, "status") == 0) return cmd_status(argc, argv);
@@ -1384,8 +1441,9 @@ int main(int argc, char **argv) {
     fputs(usage, stdout);
     return 0;
   }
-  static const char *const cmds[] = {"run",   "expand", "solve", "report", "algorithms", "merge",
-                                     "status", "runs",  "bench", "render", "dataset", NULL};
+  static const char *const cmds[] = {"run",    "expand", "solve", "report", "algorithms",
+                                     "merge",  "status", "runs",  "bench",  "portfolio",
+                                     "render", "dataset", NULL};
   const char *s = farm_suggest(cmd, cmds, -1);
   fprintf(stderr, "mapfarm: error: unknown command \"%s\"%s%s%s\n%s", cmd,
           s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "", usage);

@@ -7,13 +7,22 @@
  * database (WHCA* beside the paper's six algorithms) adds its labels after the first plan's. The Overall column is the mean over every job of a map, the Overall row the
  * mean over every job of a label, and the corner the mean over every job: means over jobs, not
  * means of cells, as in the paper. Error jobs have no metrics and are left out; the title line
- * says how many. One SQL query groups the jobs by map and label; the rest is done here. */
+ * says how many. One SQL query groups the jobs by map and label; the rest is done here.
+ *
+ * The portfolio tables (thesis Tables 5.1 and 5.2, and the steps of greedy portfolio
+ * formation) are rendered here from farm/portfolio.c's matrix, through the same text,
+ * Markdown and CSV writers. They compute from the jobs rather than from the portfolio views
+ * of schema/views.sql, because --where must filter the jobs before the best label of an
+ * instance is chosen (leaving a label out changes it); so they also work on a read-only file
+ * whose views are older than this mapfarm. */
 #include "report.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "portfolio.h"
 #include "suggest.h"
 
 /* One report: which column of `results` it averages and how it prints. */
@@ -42,8 +51,10 @@ static const report_def report_defs[] = {
 };
 #define REPORT_COUNT ((int32_t)(sizeof report_defs / sizeof report_defs[0]))
 
-const char *const farm_report_names[] = {"completion-rate", "completion-time",
-                                         "travel-distance", "completion-seconds", NULL};
+const char *const farm_report_names[] = {"completion-rate",    "completion-time",
+                                         "travel-distance",    "completion-seconds",
+                                         "portfolio",          "problem-types",
+                                         NULL};
 
 /* Per map and label: jobs that ran, and the sum and count of the metric's non-NULL values. */
 typedef struct report_acc {
@@ -296,24 +307,56 @@ oom:
   return -1;
 }
 
-/* The printed text of every cell: row 0 is the header, then a row per map, then Overall;
- * column 0 holds the names. A NULL cell has no value (no jobs, or no defined metric). */
+/* The printed text of every cell: row 0 is the header, then the body rows; column 0 holds
+ * the names. A NULL cell has no value (no jobs, or no defined metric). Cells point at names
+ * owned elsewhere, at num (numbers of the paper tables) or at own (formatted text, freed with
+ * the table). rule[r] draws a rule above row r in text output. */
 typedef struct report_text {
   int32_t rows, cols;
   const char **cell;
   char (*num)[32];
-  size_t *width; /* per column, the longest cell ("-" for a missing value) */
+  char **own;
+  unsigned char *rule;
+  unsigned char *left; /* per column: names, aligned left (column 0 always is) */
+  size_t *width; /* per column, the widest cell in characters ("-" for a missing value) */
 } report_text;
+
+static int report_text_alloc(report_text *x, int32_t rows, int32_t cols) {
+  x->rows = rows;
+  x->cols = cols;
+  size_t n = (size_t)rows * (size_t)cols;
+  x->cell = calloc(n, sizeof *x->cell);
+  x->num = calloc(n, sizeof *x->num);
+  x->own = calloc(n, sizeof *x->own);
+  x->rule = calloc((size_t)rows, sizeof *x->rule);
+  x->left = calloc((size_t)cols, sizeof *x->left);
+  x->width = calloc((size_t)cols, sizeof *x->width);
+  if (!x->cell || !x->num || !x->own || !x->rule || !x->left || !x->width) return -1;
+  x->left[0] = 1;
+  return 0;
+}
+
+/* Characters, not bytes, so that UTF-8 names and the "±" of the portfolio table line up. */
+static size_t text_width(const char *s) {
+  size_t n = 0;
+  for (; *s; s++) n += ((unsigned char)*s & 0xc0) != 0x80;
+  return n;
+}
+
+static void report_text_widths(report_text *x) {
+  for (int32_t c = 0; c < x->cols; c++) {
+    for (int32_t r = 0; r < x->rows; r++) {
+      const char *s = x->cell[r * x->cols + c];
+      size_t len = text_width(s ? s : "-");
+      if (len > x->width[c]) x->width[c] = len;
+    }
+  }
+}
 
 static int report_text_build(const report_table *t, const report_def *def, const char *header,
                              report_text *x) {
-  x->rows = t->nmaps + 2;
-  x->cols = t->nlabels + 2;
-  size_t n = (size_t)x->rows * (size_t)x->cols;
-  x->cell = calloc(n, sizeof *x->cell);
-  x->num = calloc(n, sizeof *x->num);
-  x->width = calloc((size_t)x->cols, sizeof *x->width);
-  if (!x->cell || !x->num || !x->width) return -1;
+  if (report_text_alloc(x, t->nmaps + 2, t->nlabels + 2) < 0) return -1;
+  x->rule[1] = x->rule[x->rows - 1] = 1; /* under the header and above Overall */
   x->cell[0] = header;
   for (int32_t c = 0; c < t->nlabels; c++) x->cell[1 + c] = t->labels[c].name;
   x->cell[x->cols - 1] = "Overall";
@@ -331,23 +374,26 @@ static int report_text_build(const report_table *t, const report_def *def, const
       x->cell[row + 1 + (size_t)c] = x->num[row + 1 + (size_t)c];
     }
   }
-  for (int32_t c = 0; c < x->cols; c++) {
-    for (int32_t r = 0; r < x->rows; r++) {
-      const char *s = x->cell[r * x->cols + c];
-      size_t len = strlen(s ? s : "-");
-      if (len > x->width[c]) x->width[c] = len;
-    }
-  }
+  report_text_widths(x);
   return 0;
 }
 
 static void report_text_free(report_text *x) {
+  if (x->own)
+    for (size_t i = 0; i < (size_t)x->rows * (size_t)x->cols; i++) free(x->own[i]);
   free(x->cell);
   free(x->num);
+  free(x->own);
+  free(x->rule);
+  free(x->left);
   free(x->width);
 }
 
-/* Aligned columns: names left, numbers right, a rule under the header and above Overall. */
+static void pad(size_t n, FILE *out) {
+  for (size_t i = 0; i < n; i++) fputc(' ', out);
+}
+
+/* Aligned columns: names left, numbers right, rules where x->rule asks. */
 static void write_rule(const report_text *x, FILE *out) {
   for (int32_t c = 0; c < x->cols; c++) {
     fputs(c ? "  " : "", out);
@@ -360,16 +406,23 @@ static void write_text(const report_text *x, const char *title, FILE *out) {
   const size_t *width = x->width;
   fprintf(out, "%s\n", title);
   for (int32_t r = 0; r < x->rows; r++) {
-    if (r == x->rows - 1) write_rule(x, out);
+    if (x->rule[r]) write_rule(x, out);
     for (int32_t c = 0; c < x->cols; c++) {
       const char *s = x->cell[r * x->cols + c];
-      if (c == 0)
-        fprintf(out, "%-*s", (int)width[0], s);
-      else
-        fprintf(out, "  %*s", (int)width[c], s ? s : "-");
+      if (!s && c) s = "-";
+      if (!s) s = "";
+      size_t w = text_width(s);
+      fputs(c ? "  " : "", out);
+      if (x->left[c]) {
+        fputs(s, out);
+        /* No trailing blanks after the last column. */
+        if (c + 1 < x->cols) pad(width[c] - w, out);
+      } else {
+        pad(width[c] - w, out);
+        fputs(s, out);
+      }
     }
     fputc('\n', out);
-    if (r == 0) write_rule(x, out);
   }
 }
 
@@ -393,7 +446,7 @@ static void write_md(const report_text *x, FILE *out) {
     }
     fputs("|\n", out);
     if (r == 0) {
-      for (int32_t c = 0; c < x->cols; c++) fputs(c ? "| ---: " : "| :--- ", out);
+      for (int32_t c = 0; c < x->cols; c++) fputs(x->left[c] ? "| :--- " : "| ---: ", out);
       fputs("|\n", out);
     }
   }
@@ -426,6 +479,464 @@ static void write_csv(const report_text *x, FILE *out) {
   }
 }
 
+/* ---- portfolios: thesis Tables 5.1 and 5.2, greedy formation (farm/portfolio.c) ------------ */
+
+/* Sets cell (r, c) to formatted text that the table owns. Returns 0, or -1 out of memory. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static int text_printf(report_text *x, int32_t r, int32_t c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return -1;
+  char *p = malloc((size_t)n + 1);
+  if (!p) return -1;
+  va_start(ap, fmt);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  size_t i = (size_t)r * (size_t)x->cols + (size_t)c;
+  free(x->own[i]);
+  x->own[i] = p;
+  x->cell[i] = p;
+  return 0;
+}
+
+/* v rounded half away from zero at `decimals`, as the paper tables print, without "-0". */
+static double rounded(double v, int decimals) {
+  double p = pow(10.0, decimals);
+  v = round(v * p) / p;
+  return v == 0.0 ? 0.0 : v;
+}
+
+/* A number, or no value (NaN: a mean over nothing). */
+static int put_value(report_text *x, int32_t r, int32_t c, double v, int decimals) {
+  if (isnan(v)) return 0;
+  return text_printf(x, r, c, "%.*f", decimals, rounded(v, decimals));
+}
+
+/* "mean ± standard error" as Table 5.1 prints it; the mean alone when there is no error (one
+ * instance). */
+static int put_mean_se(report_text *x, int32_t r, int32_t c, double mean, double se,
+                       int decimals) {
+  if (isnan(mean)) return 0;
+  if (isnan(se)) return put_value(x, r, c, mean, decimals);
+  return text_printf(x, r, c, "%.*f \u00b1 %.*f", decimals, rounded(mean, decimals), decimals,
+                     rounded(se, decimals));
+}
+
+/* The metric columns of Table 5.1 (completion rate in percent, distance, completion time) and
+ * of the greedy steps. Time twice: in steps, the deterministic measure that ranks, and in
+ * seconds, Table 5.1's own unit (machine-dependent; three decimals, as runs here are short). */
+typedef struct pf_col {
+  const char *header;
+  int metric;
+  double scale;
+  int decimals;
+} pf_col;
+
+static const pf_col pf_cols[] = {
+    {"Completion rate (%)", FARM_PF_RATE, 100.0, 1},
+    {"Distance", FARM_PF_DISTANCE, 1.0, 1},
+    {"Completion time (steps)", FARM_PF_STEPS, 1.0, 1},
+    {"Completion time (s)", FARM_PF_SECONDS, 1.0, 3},
+};
+#define PF_COLS 4
+
+/* The metric columns of one row from column c0: "mean ± se" cells, or for CSV a mean column
+ * and an SE column each (with_se), or means only (!with_se). */
+static int put_stat(report_text *x, int32_t r, int32_t c0, const farm_pf_stat *s, int csv,
+                    int with_se) {
+  int bad = 0;
+  for (int k = 0; k < PF_COLS; k++) {
+    const pf_col *col = &pf_cols[k];
+    double mean = col->scale * farm_pf_stat_mean(s, col->metric);
+    double se = col->scale * farm_pf_stat_se(s, col->metric);
+    if (!with_se)
+      bad |= put_value(x, r, c0 + k, mean, col->decimals);
+    else if (csv) {
+      bad |= put_value(x, r, c0 + 2 * k, mean, col->decimals);
+      bad |= put_value(x, r, c0 + 2 * k + 1, se, col->decimals);
+    } else {
+      bad |= put_mean_se(x, r, c0 + k, mean, se, col->decimals);
+    }
+  }
+  return bad ? -1 : 0;
+}
+
+/* The headers of those columns. */
+static int put_stat_headers(report_text *x, int32_t c0, int csv, int with_se) {
+  int bad = 0;
+  for (int k = 0; k < PF_COLS; k++) {
+    if (csv && with_se) {
+      bad |= text_printf(x, 0, c0 + 2 * k, "%s", pf_cols[k].header);
+      bad |= text_printf(x, 0, c0 + 2 * k + 1, "%s SE", pf_cols[k].header);
+    } else {
+      x->cell[c0 + k] = pf_cols[k].header;
+    }
+  }
+  return bad ? -1 : 0;
+}
+
+/* "count (percent%)", or for CSV the two in columns c and c + 1. */
+static int put_count(report_text *x, int32_t r, int32_t c, int64_t count, int64_t of, int csv) {
+  double pct = of > 0 ? rounded(100.0 * (double)count / (double)of, 1) : NAN;
+  if (csv) {
+    if (text_printf(x, r, c, "%lld", (long long)count) < 0) return -1;
+    return put_value(x, r, c + 1, pct, 1);
+  }
+  if (isnan(pct)) return text_printf(x, r, c, "%lld", (long long)count);
+  return text_printf(x, r, c, "%lld (%.1f%%)", (long long)count, pct);
+}
+
+/* What the title says after the instance count: the filters, the instances left out because
+ * not every label ran there, and the error jobs. */
+static void pf_title_tail(const farm_report_opts *o, const farm_pf_matrix *m, char *buf,
+                          size_t n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  if (o->max_agents > 0)
+    len += (size_t)snprintf(buf + len, n - len, " with at most %d agents", (int)o->max_agents);
+  if (len < n && o->where && *o->where)
+    len += (size_t)snprintf(buf + len, n - len, " where %.1000s", o->where);
+  if (len < n && m->partial > 0)
+    len += (size_t)snprintf(buf + len, n - len, "; %lld instance%s not run by every label left out",
+                            (long long)m->partial, m->partial == 1 ? "" : "s");
+  if (len < n && m->errors > 0)
+    snprintf(buf + len, n - len, "; %lld error job%s left out", (long long)m->errors,
+             m->errors == 1 ? "" : "s");
+}
+
+/* Loads the matrix of a portfolio table, with the reports' messages for the ways it can be
+ * empty. Returns 0, or -1 with err. */
+static int pf_load(sqlite3 *db, const farm_report_opts *o, farm_pf_matrix **m, char *err,
+                   size_t errlen) {
+  int r = farm_pf_load(db, o->where, o->max_agents, m, err, errlen);
+  if (r < 0) return -1;
+  if (r == 1) {
+    if (o->where && *o->where)
+      snprintf(err, errlen, "no job that ran in DB matches --where \"%s\"%s", o->where,
+               o->max_agents > 0 ? " with at most that many agents" : "");
+    else if (o->max_agents > 0)
+      snprintf(err, errlen, "no job that ran in DB has at most %d agents", (int)o->max_agents);
+    else
+      snprintf(err, errlen, "no job in DB ran: every job ended in error");
+    return -1;
+  }
+  if ((*m)->ninstances == 0) {
+    snprintf(err, errlen,
+             "no instance in DB has a job that ran for each of its %d labels (%lld instances "
+             "have some); pick labels that ran on the same instances with --where, e.g. "
+             "--where \"label IN ('A', 'B')\"",
+             (int)(*m)->nlabels, (long long)(*m)->partial);
+    farm_pf_matrix_free(*m);
+    *m = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+static void write_table(const report_text *x, farm_format format, const char *title,
+                        const char *footer, FILE *out) {
+  switch (format) {
+  case FARM_FORMAT_TEXT:
+    write_text(x, title, out);
+    if (footer && *footer) fprintf(out, "%s\n", footer);
+    break;
+  case FARM_FORMAT_MD:
+    write_md(x, out);
+    break;
+  case FARM_FORMAT_CSV:
+    write_csv(x, out);
+    break;
+  }
+}
+
+/* Thesis Table 5.1 ("Algorithm performance on all problems", seed 003 lines 563-571): rows
+ * pi*, every label, the worst selector; columns completion rate (%), distance and completion
+ * time, each "mean ± standard error". The thesis's errors are over ten training/test splits;
+ * here there is no split, and the error is that of the mean over the instances. "Best on":
+ * the instances on which a label is pi*'s choice (the thesis counts them, seed line 583:
+ * "BMAA*, FAR, and WHCA* was the best choice for an average of 283.5 (33.8%), ..."). */
+static int pf_table51(const farm_pf_matrix *m, const farm_report_opts *o, FILE *out,
+                      char *err, size_t errlen) {
+  int csv = o->format == FARM_FORMAT_CSV;
+  int32_t L = m->nlabels;
+  int32_t cols = 1 + (csv ? 2 * PF_COLS + 2 : PF_COLS + 1), rows = L + 3;
+  int32_t *choice = malloc((size_t)m->ninstances * sizeof *choice);
+  int64_t *best_on = calloc((size_t)L, sizeof *best_on);
+  farm_pf_stat pi, worst;
+  memset(&pi, 0, sizeof pi);
+  memset(&worst, 0, sizeof worst);
+  report_text x;
+  memset(&x, 0, sizeof x);
+  int bad = !choice || !best_on || report_text_alloc(&x, rows, cols) < 0;
+  if (!bad) {
+    farm_pf_select(m, NULL, choice, &pi, NULL);
+    for (int64_t r = 0; r < m->ninstances; r++) {
+      best_on[choice[r]]++;
+      farm_pf_stat_add(&worst, &m->worst[r]);
+    }
+    x.rule[1] = x.rule[2] = x.rule[rows - 1] = 1;
+    x.cell[0] = "Selector";
+    bad |= put_stat_headers(&x, 1, csv, 1);
+    x.cell[cols - (csv ? 2 : 1)] = "Best on";
+    if (csv) x.cell[cols - 1] = "Best on (%)";
+    x.cell[cols] = "pi*";
+    bad |= put_stat(&x, 1, 1, &pi, csv, 1);
+    for (int32_t l = 0; l < L; l++) {
+      x.cell[(size_t)(l + 2) * (size_t)cols] = m->labels[l];
+      bad |= put_stat(&x, l + 2, 1, &m->label_stat[l], csv, 1);
+      bad |= put_count(&x, l + 2, cols - (csv ? 2 : 1), best_on[l], m->ninstances, csv);
+    }
+    x.cell[(size_t)(rows - 1) * (size_t)cols] = "Worst";
+    bad |= put_stat(&x, rows - 1, 1, &worst, csv, 1);
+  }
+  if (!bad) {
+    report_text_widths(&x);
+    char title[1600], tail[1300], footer[600];
+    pf_title_tail(o, m, tail, sizeof tail);
+    snprintf(title, sizeof title,
+             "Algorithm performance on all problems (thesis Table 5.1): mean \u00b1 standard "
+             "error over %lld instance%s that every label ran on%s",
+             (long long)m->ninstances, m->ninstances == 1 ? "" : "s", tail);
+    int32_t single = farm_pf_best_single(m);
+    snprintf(footer, sizeof footer,
+             "Best single algorithm: %.500s. Best on: the instances on which a label is pi*'s "
+             "choice.",
+             single >= 0 ? m->labels[single] : "-");
+    write_table(&x, o->format, title, footer, out);
+  } else {
+    snprintf(err, errlen, "out of memory");
+  }
+  report_text_free(&x);
+  free(choice);
+  free(best_on);
+  return bad ? -1 : 0;
+}
+
+/* Thesis Table 5.2 ("Completion rate(%) by problem type", seed 003 lines 585-594): a row per
+ * problem type (generator) and Overall, a column per label, beside them pi*, the worst
+ * selector and the instances, then per label the percentage of the type's instances on which
+ * it is pi*'s choice (the thesis discusses which algorithm is chosen where, seed lines 583
+ * and 598). */
+static int pf_table52(const farm_pf_matrix *m, const farm_report_opts *o, FILE *out,
+                      char *err, size_t errlen) {
+  int32_t L = m->nlabels, G = m->ngenerators;
+  int32_t *choice = malloc((size_t)m->ninstances * sizeof *choice);
+  farm_pf_stat *pi = calloc((size_t)G + 1, sizeof *pi);
+  farm_pf_stat *worst = calloc((size_t)G + 1, sizeof *worst);
+  int64_t *count = calloc((size_t)G + 1, sizeof *count);
+  int64_t *best = calloc(((size_t)G + 1) * (size_t)L, sizeof *best);
+  int32_t *type_row = calloc((size_t)G + 1, sizeof *type_row);
+  report_text x;
+  memset(&x, 0, sizeof x);
+  int bad = !choice || !pi || !worst || !count || !best || !type_row;
+  int32_t rows = 2, cols = 1 + L + 3 + L;
+  if (!bad) {
+    farm_pf_select(m, NULL, choice, &pi[G], pi);
+    for (int64_t r = 0; r < m->ninstances; r++) {
+      int32_t g = m->generator[r];
+      count[g]++;
+      count[G]++;
+      best[(size_t)g * (size_t)L + (size_t)choice[r]]++;
+      best[(size_t)G * (size_t)L + (size_t)choice[r]]++;
+      farm_pf_stat_add(&worst[g], &m->worst[r]);
+      farm_pf_stat_add(&worst[G], &m->worst[r]);
+    }
+    /* Problem types whose every instance was left out get no row. */
+    for (int32_t g = 0; g < G; g++) type_row[g] = count[g] > 0 ? rows++ - 1 : -1;
+    type_row[G] = rows - 1;
+    bad = report_text_alloc(&x, rows, cols) < 0;
+  }
+  if (!bad) {
+    x.rule[1] = x.rule[rows - 1] = 1;
+    x.cell[0] = "Problem type";
+    for (int32_t l = 0; l < L; l++) {
+      x.cell[1 + l] = m->labels[l];
+      bad |= text_printf(&x, 0, L + 4 + l, "best: %s", m->labels[l]);
+    }
+    x.cell[L + 1] = "pi*";
+    x.cell[L + 2] = "Worst";
+    x.cell[L + 3] = "Instances";
+    for (int32_t g = 0; g <= G; g++) {
+      int32_t r = type_row[g];
+      if (r < 0) continue;
+      x.cell[(size_t)r * (size_t)cols] = g < G ? m->generators[g] : "Overall";
+      for (int32_t l = 0; l < L; l++) {
+        const farm_pf_stat *s = g < G ? &m->type_stat[(size_t)g * (size_t)L + (size_t)l]
+                                      : &m->label_stat[l];
+        bad |= put_value(&x, r, 1 + l, 100.0 * farm_pf_stat_mean(s, FARM_PF_RATE), 1);
+        bad |= put_value(&x, r, L + 4 + l,
+                         100.0 * (double)best[(size_t)g * (size_t)L + (size_t)l] /
+                             (double)count[g],
+                         1);
+      }
+      bad |= put_value(&x, r, L + 1, 100.0 * farm_pf_stat_mean(&pi[g], FARM_PF_RATE), 1);
+      bad |= put_value(&x, r, L + 2, 100.0 * farm_pf_stat_mean(&worst[g], FARM_PF_RATE), 1);
+      bad |= text_printf(&x, r, L + 3, "%lld", (long long)count[g]);
+    }
+  }
+  if (!bad) {
+    report_text_widths(&x);
+    char title[1600], tail[1300];
+    pf_title_tail(o, m, tail, sizeof tail);
+    snprintf(title, sizeof title,
+             "Completion rate (%%) by problem type (thesis Table 5.2) over %lld instance%s that "
+             "every label ran on%s; best: the percentage of a type's instances on which a label "
+             "is pi*'s choice",
+             (long long)m->ninstances, m->ninstances == 1 ? "" : "s", tail);
+    write_table(&x, o->format, title, NULL, out);
+  } else {
+    snprintf(err, errlen, "out of memory");
+  }
+  report_text_free(&x);
+  free(choice);
+  free(pi);
+  free(worst);
+  free(count);
+  free(best);
+  free(type_row);
+  return bad ? -1 : 0;
+}
+
+/* Checks what every report checks: a known format and a database with rows. Sets *min_agents
+ * to the smallest agent count. Returns 0, or -1 with err. */
+static int check_report(farm_store *st, const farm_report_opts *o, int64_t *min_agents,
+                        char *err, size_t errlen) {
+  if (o->format != FARM_FORMAT_TEXT && o->format != FARM_FORMAT_MD &&
+      o->format != FARM_FORMAT_CSV) {
+    snprintf(err, errlen, "unknown report format %d", (int)o->format);
+    return -1;
+  }
+  sqlite3 *db = farm_store_db(st);
+  if (!db) {
+    snprintf(err, errlen, "no database");
+    return -1;
+  }
+  /* Tell an empty database from a filter that leaves nothing. */
+  int64_t rows = 0;
+  sqlite3_stmt *s = NULL;
+  int rc = sqlite3_prepare_v2(db, "SELECT count(*), min(agents) FROM results", -1, &s, NULL);
+  if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+    rows = sqlite3_column_int64(s, 0);
+    *min_agents = sqlite3_column_int64(s, 1);
+    rc = SQLITE_OK;
+  }
+  if (rc != SQLITE_OK) {
+    snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    return -1;
+  }
+  sqlite3_finalize(s);
+  if (rows == 0) {
+    snprintf(err, errlen, "no results in DB");
+    return -1;
+  }
+  return 0;
+}
+
+/* The portfolio tables have fixed rows and columns. */
+static int pf_no_dims(const farm_report_opts *o, const char *what, char *err, size_t errlen) {
+  if (!o->rows && !o->cols) return 0;
+  snprintf(err, errlen, "%s has fixed rows and columns; --%s does not apply", what,
+           o->rows ? "rows" : "cols");
+  return -1;
+}
+
+static int pf_report(farm_store *st, int table, const farm_report_opts *o, FILE *out,
+                     char *err, size_t errlen) {
+  int64_t min_agents = 0;
+  if (pf_no_dims(o, table == 51 ? "the portfolio report" : "the problem-types report", err,
+                 errlen) < 0 ||
+      check_report(st, o, &min_agents, err, errlen) < 0)
+    return -1;
+  farm_pf_matrix *m = NULL;
+  if (pf_load(farm_store_db(st), o, &m, err, errlen) < 0) return -1;
+  int r = table == 51 ? pf_table51(m, o, out, err, errlen) : pf_table52(m, o, out, err, errlen);
+  farm_pf_matrix_free(m);
+  if (r == 0 && (fflush(out) != 0 || ferror(out))) {
+    snprintf(err, errlen, "cannot write the report");
+    r = -1;
+  }
+  return r;
+}
+
+int farm_report_greedy(farm_store *st, int32_t size, const farm_report_opts *opts, FILE *out,
+                       char *err, size_t errlen) {
+  char scratch[8];
+  if (!err || errlen == 0) {
+    err = scratch;
+    errlen = sizeof scratch;
+  }
+  farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
+  if (opts) o = *opts;
+  if (size < 1) {
+    snprintf(err, errlen, "--size: expected an integer >= 1, found %d", (int)size);
+    return -1;
+  }
+  int64_t min_agents = 0;
+  if (pf_no_dims(&o, "mapfarm portfolio", err, errlen) < 0 ||
+      check_report(st, &o, &min_agents, err, errlen) < 0)
+    return -1;
+  farm_pf_matrix *m = NULL;
+  if (pf_load(farm_store_db(st), &o, &m, err, errlen) < 0) return -1;
+  int csv = o.format == FARM_FORMAT_CSV;
+  /* More steps than labels cannot be taken; the size the user asked for stays in the title. */
+  int32_t most = size < m->nlabels ? size : m->nlabels;
+  farm_pf_step *steps = calloc((size_t)most, sizeof *steps);
+  int32_t n = steps ? farm_pf_greedy(m, most, steps) : -1;
+  report_text x;
+  memset(&x, 0, sizeof x);
+  int32_t cols = 2 + PF_COLS + (csv ? 2 : 1);
+  int bad = n < 0 || report_text_alloc(&x, n + 1, cols) < 0;
+  if (!bad) {
+    x.rule[1] = 1;
+    x.left[1] = 1;
+    x.cell[0] = "Step";
+    x.cell[1] = "Added";
+    bad |= put_stat_headers(&x, 2, csv, 0);
+    x.cell[2 + PF_COLS] = "Chosen on";
+    if (csv) x.cell[3 + PF_COLS] = "Chosen on (%)";
+    for (int32_t i = 0; i < n; i++) {
+      bad |= text_printf(&x, i + 1, 0, "%d", (int)(i + 1));
+      x.cell[(size_t)(i + 1) * (size_t)cols + 1] = m->labels[steps[i].label];
+      bad |= put_stat(&x, i + 1, 2, &steps[i].score, csv, 0);
+      bad |= put_count(&x, i + 1, 2 + PF_COLS, steps[i].chosen, m->ninstances, csv);
+    }
+  }
+  if (!bad) {
+    report_text_widths(&x);
+    char title[1600], tail[1300], footer[200] = "";
+    pf_title_tail(&o, m, tail, sizeof tail);
+    snprintf(title, sizeof title,
+             "Greedy portfolio formation (thesis Algorithm 2), at most %d label%s: the perfect "
+             "selector pi* over the portfolio after each step, means over %lld instance%s that "
+             "every label ran on%s; chosen on: the instances on which pi* picks the label added",
+             (int)size, size == 1 ? "" : "s", (long long)m->ninstances,
+             m->ninstances == 1 ? "" : "s", tail);
+    if (n < size && n == m->nlabels)
+      snprintf(footer, sizeof footer, "Stopped after %d step%s: every label is in the portfolio.",
+               (int)n, n == 1 ? "" : "s");
+    else if (n < size)
+      snprintf(footer, sizeof footer,
+               "Stopped after %d step%s: no other label improves the portfolio.", (int)n,
+               n == 1 ? "" : "s");
+    write_table(&x, o.format, title, footer, out);
+    if (fflush(out) != 0 || ferror(out)) {
+      snprintf(err, errlen, "cannot write the report");
+      bad = 1;
+    }
+  } else {
+    snprintf(err, errlen, "out of memory");
+  }
+  report_text_free(&x);
+  free(steps);
+  farm_pf_matrix_free(m);
+  return bad ? -1 : 0;
+}
+
 /* Formats the unknown-name message: the valid names, and the nearest one if it is close. */
 static void unknown_report(const char *name, char *err, size_t errlen) {
   char list[256] = "";
@@ -452,6 +963,11 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
     err = scratch;
     errlen = sizeof scratch;
   }
+  farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
+  if (opts) o = *opts;
+  /* Thesis Tables 5.1 and 5.2: their own machinery above. */
+  if (name && strcmp(name, "portfolio") == 0) return pf_report(st, 51, &o, out, err, errlen);
+  if (name && strcmp(name, "problem-types") == 0) return pf_report(st, 52, &o, out, err, errlen);
   const report_def *def = NULL;
   for (int32_t i = 0; name && i < REPORT_COUNT; i++)
     if (strcmp(name, report_defs[i].name) == 0) def = &report_defs[i];
@@ -459,40 +975,12 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
     unknown_report(name, err, errlen);
     return -1;
   }
-  farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
-  if (opts) o = *opts;
   if ((o.rows && farm_report_check_dim(o.rows, err, errlen) < 0) ||
       (o.cols && farm_report_check_dim(o.cols, err, errlen) < 0))
     return -1;
-  if (o.format != FARM_FORMAT_TEXT && o.format != FARM_FORMAT_MD && o.format != FARM_FORMAT_CSV) {
-    snprintf(err, errlen, "unknown report format %d", (int)o.format);
-    return -1;
-  }
+  int64_t min_agents = 0;
+  if (check_report(st, &o, &min_agents, err, errlen) < 0) return -1;
   sqlite3 *db = farm_store_db(st);
-  if (!db) {
-    snprintf(err, errlen, "no database");
-    return -1;
-  }
-
-  /* Tell an empty database from a filter that leaves nothing. */
-  int64_t rows = 0, min_agents = 0;
-  sqlite3_stmt *s = NULL;
-  int rc = sqlite3_prepare_v2(db, "SELECT count(*), min(agents) FROM results", -1, &s, NULL);
-  if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-    rows = sqlite3_column_int64(s, 0);
-    min_agents = sqlite3_column_int64(s, 1);
-    rc = SQLITE_OK;
-  }
-  if (rc != SQLITE_OK) {
-    snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
-    sqlite3_finalize(s);
-    return -1;
-  }
-  sqlite3_finalize(s);
-  if (rows == 0) {
-    snprintf(err, errlen, "no results in DB");
-    return -1;
-  }
 
   report_table t;
   memset(&t, 0, sizeof t);

@@ -24,12 +24,22 @@ typedef struct farm_report_opts {
 int farm_report_check_dim(const char *dim, char *err, size_t errlen);
 
 /* Names of the reports, NULL-terminated: "completion-rate", "completion-time",
- * "travel-distance", "completion-seconds". */
+ * "travel-distance", "completion-seconds" (seed 001 Tables I-III), "portfolio" and
+ * "problem-types" (thesis Tables 5.1 and 5.2: selectors and labels on the instances every
+ * label ran on; rows and columns are fixed, so --rows and --cols are refused). */
 extern const char *const farm_report_names[];
 
 /* Writes report `name` to out. Returns 0, or -1 with err (unknown name: the message lists the
  * valid names and suggests the nearest). */
 int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, FILE *out,
                 char *err, size_t errlen);
+
+/* Greedy portfolio formation (thesis Algorithm 2; farm/portfolio.h) on the jobs that pass
+ * opts (where, max_agents; rows and cols must be NULL): writes one row per step, the label
+ * added and the perfect selector's means over the portfolio after adding it, in opts->format.
+ * size >= 1 is the largest portfolio; fewer steps are taken when no label improves it.
+ * Returns 0, or -1 with err. */
+int farm_report_greedy(farm_store *st, int32_t size, const farm_report_opts *opts, FILE *out,
+                       char *err, size_t errlen);
 
 #endif

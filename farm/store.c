@@ -7,7 +7,12 @@
  * Every statement is prepared once at open and reused; farm_store_put writes a batch in one
  * BEGIN IMMEDIATE ... COMMIT transaction, so a crash loses at most the batch being written.
  *
- * A job's agent rows refer to its results row by results.id (schema/schema.sql). */
+ * A job's agent rows refer to its results row by results.id (schema/schema.sql).
+ *
+ * Views are definitions only, so they are kept current without a schema version: a file
+ * opened for writing whose views differ from this binary's views.sql gets them replaced, and
+ * a read-only connection to such a file gets them as TEMP views (refresh_views,
+ * shadow_views). */
 #include "store.h"
 
 #include <errno.h>
@@ -290,6 +295,152 @@ fail:
   return -1;
 }
 
+/* ---- views ------------------------------------------------------------------------------ */
+
+/* The views of schema/views.sql as SQLite stores them (sqlite_master.name and .sql), in the
+ * order the file creates them. */
+typedef struct view_defs {
+  int32_t n;
+  char **name, **sql;
+} view_defs;
+
+static void view_defs_free(view_defs *v) {
+  for (int32_t i = 0; i < v->n; i++) {
+    free(v->name[i]);
+    free(v->sql[i]);
+  }
+  free(v->name);
+  free(v->sql);
+  memset(v, 0, sizeof *v);
+}
+
+/* Reads the compiled views back from an in-memory database built from the compiled schema,
+ * so they compare with a file's sqlite_master text for text (SQLite stores a CREATE statement
+ * as written, after the same normalisation in both). About a millisecond. */
+static int compiled_views(view_defs *v, char *err, size_t errlen) {
+  memset(v, 0, sizeof *v);
+  sqlite3 *mem = NULL;
+  sqlite3_stmt *s = NULL;
+  int rc = sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(mem, farm_schema_sql, NULL, NULL, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(mem, farm_views_sql, NULL, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2(mem,
+                            "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
+                            "ORDER BY rowid",
+                            -1, &s, NULL);
+  while (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW) {
+    char **name = realloc(v->name, (size_t)(v->n + 1) * sizeof *name);
+    if (name) v->name = name;
+    char **sql = realloc(v->sql, (size_t)(v->n + 1) * sizeof *sql);
+    if (sql) v->sql = sql;
+    if (!name || !sql) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    v->name[v->n] = strdup((const char *)sqlite3_column_text(s, 0));
+    v->sql[v->n] = strdup((const char *)sqlite3_column_text(s, 1));
+    v->n++;
+    if (!v->name[v->n - 1] || !v->sql[v->n - 1]) rc = SQLITE_NOMEM;
+  }
+  if (rc != SQLITE_OK)
+    set_err(err, errlen, "cannot build the views of schema/views.sql: %s",
+            mem ? sqlite3_errmsg(mem) : "out of memory");
+  sqlite3_finalize(s);
+  sqlite3_close(mem);
+  if (rc != SQLITE_OK) view_defs_free(v);
+  return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* 1 when some view of v is missing from db's main schema or is defined otherwise there (a
+ * file written by an older mapfarm), 0 when every one is current, -1 with err. */
+static int views_stale(sqlite3 *db, const char *path, const view_defs *v, char *err,
+                       size_t errlen) {
+  sqlite3_stmt *s = NULL;
+  if (sqlite3_prepare_v2(db, "SELECT sql FROM main.sqlite_master WHERE type = 'view' AND name = ?1",
+                         -1, &s, NULL) != SQLITE_OK) {
+    set_err(err, errlen, "%s: cannot read the views: %s", path, sqlite3_errmsg(db));
+    return -1;
+  }
+  int stale = 0;
+  for (int32_t i = 0; i < v->n && !stale; i++) {
+    sqlite3_bind_text(s, 1, v->name[i], -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+      const char *sql = (const char *)sqlite3_column_text(s, 0);
+      stale = !sql || strcmp(sql, v->sql[i]) != 0;
+    } else if (rc == SQLITE_DONE) {
+      stale = 1;
+    } else {
+      set_err(err, errlen, "%s: cannot read the views: %s", path, sqlite3_errmsg(db));
+      sqlite3_finalize(s);
+      return -1;
+    }
+    sqlite3_reset(s);
+  }
+  sqlite3_finalize(s);
+  return stale;
+}
+
+/* Brings the views of a database opened for writing up to this mapfarm's views.sql: when one
+ * is missing or differs, every view views.sql lists is dropped and created again, in one
+ * transaction. Views are definitions only (no data), so this is safe, and it keeps files
+ * written by an older mapfarm current without a schema version bump (the tables did not
+ * change). A current file is not written to at all. The check is repeated under the write
+ * lock, as another process may have done it since. */
+static int refresh_views(sqlite3 *db, const char *path, char *err, size_t errlen) {
+  view_defs v;
+  if (compiled_views(&v, err, errlen) < 0) return -1;
+  int stale = views_stale(db, path, &v, err, errlen);
+  if (stale <= 0) {
+    view_defs_free(&v);
+    return stale;
+  }
+  if (exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) < 0) {
+    view_defs_free(&v);
+    return -1;
+  }
+  stale = views_stale(db, path, &v, err, errlen);
+  for (int32_t i = 0; stale > 0 && i < v.n; i++) {
+    char *drop = sqlite3_mprintf("DROP VIEW IF EXISTS main.\"%w\"", v.name[i]);
+    if (!drop || exec_sql(db, path, drop, "cannot replace the views", err, errlen) < 0)
+      stale = -1;
+    sqlite3_free(drop);
+  }
+  if (stale > 0 && exec_sql(db, path, farm_views_sql, "cannot create the views", err, errlen) < 0)
+    stale = -1;
+  if (stale >= 0 && exec_sql(db, path, "COMMIT", "cannot replace the views", err, errlen) < 0)
+    stale = -1;
+  if (stale < 0 && !sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  view_defs_free(&v);
+  return stale < 0 ? -1 : 0;
+}
+
+/* A read-only connection cannot replace the views of an older file, but it can shadow them:
+ * when one is missing or differs, every view of views.sql is created as a TEMP view on this
+ * connection (SQLite looks names up in temp before main, and a temp view's own references do
+ * the same, whereas a main view would keep reading main's stale views; hence all of them).
+ * The file is not touched. */
+static int shadow_views(sqlite3 *db, const char *path, char *err, size_t errlen) {
+  view_defs v;
+  if (compiled_views(&v, err, errlen) < 0) return -1;
+  int stale = views_stale(db, path, &v, err, errlen);
+  static const char create[] = "CREATE VIEW ";
+  for (int32_t i = 0; stale > 0 && i < v.n; i++) {
+    if (strncmp(v.sql[i], create, sizeof create - 1) != 0) {
+      set_err(err, errlen, "%s: unexpected view text: %.40s", path, v.sql[i]);
+      stale = -1;
+      break;
+    }
+    char *temp = sqlite3_mprintf("CREATE TEMP VIEW %s", v.sql[i] + sizeof create - 1);
+    if (!temp || exec_sql(db, path, temp, "cannot create the views", err, errlen) < 0)
+      stale = -1;
+    sqlite3_free(temp);
+  }
+  view_defs_free(&v);
+  return stale < 0 ? -1 : 0;
+}
+
 static int prepare(farm_store *st, const char *sql, sqlite3_stmt **s, char *err,
                    size_t errlen) {
   if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s, NULL) != SQLITE_OK) {
@@ -384,6 +535,9 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
                  errlen) < 0)
       goto fail;
     if (fresh && create_schema(st->db, path, err, errlen) < 0) goto fail;
+    if (!fresh && refresh_views(st->db, path, err, errlen) < 0) goto fail;
+  } else if (shadow_views(st->db, path, err, errlen) < 0) {
+    goto fail;
   }
   if (prepare(st, "BEGIN IMMEDIATE", &st->begin, err, errlen) < 0 ||
       prepare(st, "COMMIT", &st->commit, err, errlen) < 0 ||

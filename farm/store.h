@@ -31,7 +31,12 @@ enum {
 /* Opens (or creates) a results database. An existing file that is not SQLite, or a SQLite
  * database that is not a mapfarm database (other application_id, or tables but no mapfarm
  * schema) or not of FARM_SCHEMA_VERSION (an older or newer mapfarm's), is refused and left
- * untouched. Returns 0 and *out, or -1 with a message in err. */
+ * untouched. Either way the connection then sees the views of this mapfarm's
+ * schema/views.sql: where a file's views differ (written by an older mapfarm of the same
+ * schema version), FARM_STORE_CREATE drops and recreates them in one transaction, and
+ * FARM_STORE_READONLY creates them as TEMP views on the connection, leaving the file as it is.
+ * A file whose views are current is not written to. Returns 0 and *out, or -1 with a message
+ * in err. */
 int farm_store_open(const char *path, int mode, farm_store **out, char *err, size_t errlen);
 
 /* Closes st; NULL is a no-op. */
