@@ -72,6 +72,22 @@ static const mapf_param_def astar_replan_params[] = {
      "steps blocked before an agent repairs its path locally (and again every as many steps)"},
 };
 
+/* Direction maps (Jansen & Sturtevant 2008, seed 004; ALGORITHMS.md, Direction maps). alpha 0.8,
+ * vision 5 and weight 5 are the paper's (it also used weight 10); local_radius 0 is its global
+ * map, 2 its agent-centric one. The rules are in core/dm.c's head comment; dm.c reads the
+ * parameters in this order. */
+static const mapf_param_def dm_params[] = {
+    {"alpha", MAPF_PARAM_REAL, 0, 1, 0.8,
+     "learning rate of a cell's direction vector: dv = normalize(alpha dv + (1 - alpha) move)"},
+    {"weight", MAPF_PARAM_REAL, 0, 1000, 5,
+     "extra cost of a move fully against the direction map (0: plain A*, the map only recorded)"},
+    {"vision", MAPF_PARAM_REAL, 0, 1000000, 5,
+     "agents within this Euclidean distance are obstacles to the search"},
+    {"local_radius", MAPF_PARAM_INT, 0, 1024, 0,
+     "0: one global map; r > 0: each agent plans with its own map, copied from the global one "
+     "within Euclidean distance r of it after every step"},
+};
+
 static const mapf_algo_def algo_table[] = {
     {"bmaa", "BMAA*",
      "Bounded Multi-Agent A*: every agent runs its own RTAA* (seed 001, Algs. 2-5)",
@@ -91,6 +107,10 @@ static const mapf_algo_def algo_table[] = {
      "deadlock breaking, local repair (seed 001 Sec. V)",
      astar_replan_params, (int32_t)(sizeof astar_replan_params / sizeof astar_replan_params[0]),
      NULL, &mapf__astar_replan_vt},
+    {"dm", "DM",
+     "Direction maps: A* agents with edge costs raised against the direction others moved, "
+     "replanning on failed moves; global or agent-centric maps (Jansen & Sturtevant 2008)",
+     dm_params, (int32_t)(sizeof dm_params / sizeof dm_params[0]), NULL, &mapf__dm_vt},
 };
 
 int32_t mapf_algo_count(void) { return (int32_t)(sizeof algo_table / sizeof algo_table[0]); }

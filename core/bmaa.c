@@ -72,7 +72,13 @@ static int hmap_put(hmap *m, int32_t key, mapf__cost2 val) {
 }
 
 typedef struct bmaa_agent {
-  hmap h;
+  hmap h;             /* learned h-values toward the current target (sim->goal) */
+  /* Patrol (sim.h): the values learned toward the other target. An h-value is a distance
+   * estimate to one target, so a new target cannot use the old one's; patrol alternates
+   * between two targets, so each keeps its own table and an agent resumes learning where it
+   * left off when it comes back to a leg (rather than relearning each leg from the octile
+   * distance). At most twice the memory; one-way runs never touch it. */
+  hmap other;
   int32_t *path;      /* the prefix P: path[0] is where the search started */
   int32_t path_len;   /* 0 when P is undefined */
   int32_t path_cap;
@@ -124,6 +130,7 @@ static void bmaa_free(void *state) {
   if (!b) return;
   for (int32_t i = 0; i < b->n; i++) {
     free(b->a[i].h.slot);
+    free(b->a[i].other.slot);
     free(b->a[i].path);
   }
   free(b->a);
@@ -280,4 +287,22 @@ static void bmaa_pushed(mapf__sim *sim, void *state, int32_t a) {
   b->a[a].path_len = 0;
 }
 
-const mapf__planner_vt mapf__bmaa_vt = {bmaa_init, bmaa_plan, bmaa_pushed, bmaa_free};
+/* Patrol: agent a's target changed (it stands on the old one). It switches to the h-values it
+ * learned toward the new target and searches at the next step: its prefix led to the old
+ * target. */
+static void bmaa_retarget(mapf__sim *sim, void *state, int32_t a) {
+  (void)sim;
+  bmaa_agent *ag = &((bmaa *)state)->a[a];
+  hmap t = ag->h;
+  ag->h = ag->other;
+  ag->other = t;
+  ag->path_len = 0;
+}
+
+const mapf__planner_vt mapf__bmaa_vt = {
+    .init = bmaa_init,
+    .plan = bmaa_plan,
+    .pushed = bmaa_pushed,
+    .free = bmaa_free,
+    .retarget = bmaa_retarget,
+};

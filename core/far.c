@@ -1050,5 +1050,27 @@ static void far_pushed(mapf__sim *sim, void *state, int32_t a) {
   F->ag[a].replan = 1;
 }
 
-const mapf__planner_vt mapf__far_vt = {far_init, far_plan, far_pushed, far_free};
-const mapf__planner_vt mapf__astar_replan_vt = {astar_replan_init, far_plan, far_pushed, far_free};
+/* Patrol: agent a reached its target and has a new one. It stands there with no reservations
+ * left (a path ends at its target), so it plans a complete path to the new target at the next
+ * step (rule 1), as after stepping aside. Should it still hold reservations (a repaired path
+ * that crossed the target on the way), it uses them up first and plans then. */
+static void far_retarget(mapf__sim *sim, void *state, int32_t a) {
+  (void)sim;
+  far *F = state;
+  F->ag[a].replan = 1;
+}
+
+const mapf__planner_vt mapf__far_vt = {
+    .init = far_init,
+    .plan = far_plan,
+    .pushed = far_pushed,
+    .free = far_free,
+    .retarget = far_retarget,
+};
+const mapf__planner_vt mapf__astar_replan_vt = {
+    .init = astar_replan_init,
+    .plan = far_plan,
+    .pushed = far_pushed,
+    .free = far_free,
+    .retarget = far_retarget,
+};

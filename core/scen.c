@@ -126,7 +126,18 @@ static int check_agents(const int32_t *start, const int32_t *goal, int32_t n,
 int mapf_instance_check(const mapf_instance *inst, const mapf_grid *g, mapf_diag *d) {
   if (inst->n < 0)
     return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "instance has %d agents", (int)inst->n);
-  return check_agents(inst->start, inst->goal, inst->n, g, NULL, d);
+  if (inst->loops < 0)
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "loops: expected an integer >= 0, found %d",
+                         (int)inst->loops);
+  int rc = check_agents(inst->start, inst->goal, inst->n, g, NULL, d);
+  /* A patrol between a cell and itself has no loop to count. */
+  for (int32_t i = 0; rc == MAPF_OK && inst->loops > 0 && i < inst->n; i++)
+    if (inst->start[i] == inst->goal[i])
+      rc = mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                         "agent %d: a patrol (loops %d) needs a goal other than its start (%d,%d)",
+                         (int)i, (int)inst->loops, (int)mapf_grid_x(g, inst->start[i]),
+                         (int)mapf_grid_y(g, inst->start[i]));
+  return rc;
 }
 
 /* Takes entries first .. first+n-1 of s as agents 0 .. n-1 (MAPF benchmark convention), after

@@ -48,16 +48,23 @@ typedef struct mapf_instance {
   int32_t n;
   int32_t *start; /* n cell ids, distinct */
   int32_t *goal;  /* n cell ids, distinct; goal[i] in the component of start[i] */
+  /* Patrol loops (seed 004 Sec. 4; ALGORITHMS.md, Direction maps). 0: the usual one-way
+   * problem (every agent goes from its start to its goal). N >= 1: agent i patrols: on
+   * reaching its goal its target becomes its start, on reaching its start again one loop is
+   * done and the target is the goal again; after N loops it stays on its start. Then start[i]
+   * != goal[i] is required. Last, so that existing initialisers keep their meaning. */
+  int32_t loops;
 } mapf_instance;
 
-/* Returns an instance with room for n agents (arrays uninitialised), or NULL. */
+/* Returns an instance with room for n agents (arrays uninitialised, loops 0), or NULL. */
 mapf_instance *mapf_instance_new(int32_t n);
 /* Frees inst; NULL is a no-op. */
 void mapf_instance_free(mapf_instance *inst);
 
 /* Checks that inst is valid on g: cells inside and passable, starts distinct, goals distinct,
- * each goal reachable from its start. Returns MAPF_OK or MAPF_EINVAL with the first problem
- * (naming the agent) in d. */
+ * each goal reachable from its start; loops >= 0, and with loops >= 1 no goal on its own
+ * agent's start. Returns MAPF_OK or MAPF_EINVAL with the first problem (naming the agent)
+ * in d. */
 int mapf_instance_check(const mapf_instance *inst, const mapf_grid *g, mapf_diag *d);
 
 /* Builds an instance from entries first .. first+n-1 of s (the MAPF benchmark convention: the

@@ -49,6 +49,19 @@ static const mapf_param_def wide_params[] = {
      "agents per goal-cluster cell: the goal cluster holds ceil(n / wide) cells"},
 };
 
+/* patrol (seed 004 Sec. 4): 10 loops and left <-> right are the paper's ("agents must complete
+ * 10 patrol loops"; "one patrol location in the left-hand side, and one on the right-hand
+ * side"). The band is ours, as in cross-sides. generate reads them in this order. */
+static const mapf_param_def patrol_params[] = {
+    {"loops", MAPF_PARAM_INT, 1, 1000000, 10,
+     "patrol loops per agent: start to goal and back, this many times"},
+    {"axis", MAPF_PARAM_INT, -1, 1, 0,
+     "0: starts left, goals right (the paper's); 1: starts top, goals bottom; -1 drawn from "
+     "the seed"},
+    {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
+     "fraction of the usable cells in each side band"},
+};
+
 #define NPARAMS(a) ((int32_t)(sizeof(a) / sizeof(a)[0]))
 
 /* ---- helpers -------------------------------------------------------------------------- */
@@ -343,6 +356,43 @@ done:
   return rc;
 }
 
+/* patrol (seed 004 Sec. 4; scengen.h): starts in the first band (left, or top), goals in the
+ * opposite one, paired within components as in cross-sides; the bands grow to hold the agents
+ * but never past half the usable cells, so no goal is ever a start (an agent done with its
+ * loops stays on its start, where it must not block another agent's goal). Sets loops. The
+ * axis, when drawn, is the first draw of the seed. O(usable + width). */
+static int gen_patrol(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
+                      mapf_instance **out, mapf_diag *d) {
+  mapf_params v;
+  int rc = begin(mapf_scengen_find("patrol"), n, p, &v, d);
+  if (rc) return rc;
+  if ((rc = need_usable(g, "patrol", n, d))) return rc;
+  mapf_rng r;
+  mapf_rng_seed(&r, seed);
+  int axis = v.v[1] >= 0 ? (int)v.v[1] : (int)mapf_rng_below(&r, 2);
+  int32_t u = g->nusable, k = grown(fraction_cells(v.v[2], u), n, u / 2);
+  int32_t *rank = malloc((size_t)u * sizeof *rank);
+  mapf_instance *inst = mapf_instance_new(n);
+  if (!rank || !inst || rank_by_axis(g, axis, rank)) {
+    rc = no_memory(d);
+    goto done;
+  }
+  region S = side_band(rank, u, k, 2 * axis), G = side_band(rank, u, k, 2 * axis + 1);
+  int32_t cap = 0;
+  rc = pair_regions(g, S, G, 0, n, &r, inst->start, inst->goal, &cap);
+  if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, "patrol", S, G, cap, n);
+  if (rc == MAPF_ENOMEM) rc = no_memory(d);
+  if (rc == MAPF_OK) {
+    inst->loops = (int32_t)v.v[0];
+    *out = inst;
+    inst = NULL;
+  }
+done:
+  free(rank);
+  mapf_instance_free(inst);
+  return rc;
+}
+
 /* ---- centre --------------------------------------------------------------------------- */
 
 typedef struct dist_cell {
@@ -600,6 +650,9 @@ static const char doc_tight[] =
 static const char doc_wide[] =
     "tight-to-wide: agents start close together with goals in one general area (thesis "
     "Fig. 5.4)";
+static const char doc_patrol[] =
+    "patrol: each agent patrols between a start on the left side and a goal on the right side "
+    "for `loops` loops (seed 004 Sec. 4)";
 
 /* The algo.h views: the same names and parameters, for algo.c's parameter functions. */
 static const mapf_algo_def views[] = {
@@ -611,6 +664,7 @@ static const mapf_algo_def views[] = {
     {"tight-to-tight", "tight-to-tight", doc_tight, tight_params, NPARAMS(tight_params), NULL,
      NULL},
     {"tight-to-wide", "tight-to-wide", doc_wide, wide_params, NPARAMS(wide_params), NULL, NULL},
+    {"patrol", "patrol", doc_patrol, patrol_params, NPARAMS(patrol_params), NULL, NULL},
 };
 
 static const mapf_scengen_def table[] = {
@@ -624,6 +678,7 @@ static const mapf_scengen_def table[] = {
      &views[5]},
     {"tight-to-wide", doc_wide, wide_params, NPARAMS(wide_params), gen_tight_to_wide,
      &views[6]},
+    {"patrol", doc_patrol, patrol_params, NPARAMS(patrol_params), gen_patrol, &views[7]},
 };
 
 _Static_assert(sizeof table / sizeof table[0] == sizeof views / sizeof views[0],

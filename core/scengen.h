@@ -6,8 +6,9 @@
  * sentence each; the regions, fractions and tie-breaks below are this project's choices.
  *
  * Every generator returns n agents with distinct starts, distinct goals, start != goal and each
- * goal in its start's connected component, all drawn from `seed` through mapf_rng (the same
- * seed gives the same instance on every platform). Generators are reentrant: no globals, no
+ * goal in its start's connected component (one-way problems, loops 0, except patrol), all
+ * drawn from `seed` through mapf_rng (the same seed gives the same instance on every
+ * platform). Generators are reentrant: no globals, no
  * mutable statics. They run in O(ncells + usable log usable) time and O(ncells) memory, with
  * a bound on the number of draws, so an impossible request is an error, never a hang.
  *
@@ -81,6 +82,18 @@
  *              density REAL [0.001, 1], default 0.5: agents per start-cluster cell.
  *              wide    REAL [0.001, 1], default 0.05: agents per goal-cluster cell.
  *
+ * patrol       Seed 004 Sec. 4: "agents which patrol back and forth between two locations ...
+ *              Each agent is assigned one patrol location in the left-hand side, and one on
+ *              the right-hand side of the map." Starts in the first band (left, or top), goals
+ *              in the opposite band, bands and pairing as in cross-sides, except that a band
+ *              grows to hold the agents only up to half the usable cells, so the bands never
+ *              overlap and no goal is another agent's start (an agent that has done its loops
+ *              stays on its start). Sets mapf_instance.loops.
+ *              loops INT >= 1, default 10 (the paper's).
+ *              axis  INT -1..1, default 0 (the paper's left <-> right); 1 top <-> bottom; -1
+ *                    drawn from the seed (the first draw).
+ *              band  REAL [0.001, 0.5], default 0.25.
+ *
  * Every generator fails with MAPF_EINVAL when n < 1 or a parameter is out of range, and with
  * MAPF_ENOSPACE, naming the map, the generator, the regions and the counts, when the map cannot
  * hold the request. */
@@ -113,7 +126,8 @@ typedef struct mapf_scengen_def {
 } mapf_scengen_def;
 
 /* Number of registered generators, and the i-th (0 <= i < count; NULL otherwise), in the order
- * random, cross-sides, swap-sides, inside-out, outside-in, tight-to-tight, tight-to-wide. */
+ * random, cross-sides, swap-sides, inside-out, outside-in, tight-to-tight, tight-to-wide,
+ * patrol. */
 int32_t mapf_scengen_count(void);
 const mapf_scengen_def *mapf_scengen_at(int32_t i);
 

@@ -47,6 +47,7 @@ const char *mapf_limit_name(mapf_limit_kind k) {
 
 void mapf_result_clear(mapf_result *res) {
   free(res->agent);
+  free(res->coherence_series);
   memset(res, 0, sizeof *res);
 }
 
@@ -57,6 +58,7 @@ struct mapf_workspace {
   int32_t *occ, *winner; /* per cell */
   int32_t ncells;
   int32_t *pos, *want, *chain, *prev;
+  int32_t *target;       /* per agent, its current target (sim.goal) */
   uint8_t *state;        /* per agent, executor state within a step */
   int32_t nagents;
 };
@@ -72,6 +74,7 @@ void mapf_workspace_free(mapf_workspace *ws) {
   free(ws->want);
   free(ws->chain);
   free(ws->prev);
+  free(ws->target);
   free(ws->state);
   free(ws);
 }
@@ -87,16 +90,12 @@ static int ws_reserve(mapf_workspace *ws, int32_t ncells, int32_t n) {
     ws->ncells = ncells;
   }
   if (n > ws->nagents) {
-    int32_t *arrays[4] = {ws->pos, ws->want, ws->chain, ws->prev};
-    for (int k = 0; k < 4; k++) {
-      int32_t *p = realloc(arrays[k], (size_t)n * sizeof *p);
+    int32_t **arrays[5] = {&ws->pos, &ws->want, &ws->chain, &ws->prev, &ws->target};
+    for (int k = 0; k < 5; k++) {
+      int32_t *p = realloc(*arrays[k], (size_t)n * sizeof *p);
       if (!p) return -1;
-      arrays[k] = p;
+      *arrays[k] = p;
     }
-    ws->pos = arrays[0];
-    ws->want = arrays[1];
-    ws->chain = arrays[2];
-    ws->prev = arrays[3];
     uint8_t *s = realloc(ws->state, (size_t)n);
     if (!s) return -1;
     ws->state = s;
@@ -293,6 +292,40 @@ static void check_step(const mapf__sim *sim, mapf_workspace *ws) {
 }
 #endif
 
+/* Appends the coherence of the planner's direction map at the current step to the result's
+ * series. Returns -1 when out of memory. */
+static int sample_coherence(mapf_result *res, const mapf__sim *sim, const mapf__planner_vt *vt,
+                            const void *state, int32_t *cap) {
+  if (res->coherence_samples == *cap) {
+    int32_t c = *cap ? 2 * *cap : 64;
+    mapf_sample *p = realloc(res->coherence_series, (size_t)c * sizeof *p);
+    if (!p) return -1;
+    res->coherence_series = p;
+    *cap = c;
+  }
+  res->coherence_series[res->coherence_samples++] =
+      (mapf_sample){sim->time, vt->coherence(sim, state)};
+  return 0;
+}
+
+/* Patrol (seed 004 Sec. 4): agent a has just reached its target. On its goal the target
+ * becomes its start; on its start one loop is done and, unless that was the last, the target
+ * is the goal again. Returns 1 when the target changed (the planner is told), 0 when the agent
+ * has finished its last loop and stays (it has completed, like a one-way agent on its goal). */
+static int patrol_turn(mapf__sim *sim, int32_t *target, const mapf_instance *inst, int32_t a,
+                       const mapf__planner_vt *vt, void *state) {
+  mapf_agent_result *ar = &sim->agent[a];
+  if (target[a] == inst->goal[a]) {
+    target[a] = inst->start[a];
+  } else {
+    ar->loops_done++;
+    if (ar->loops_done == inst->loops) return 0;
+    target[a] = inst->goal[a];
+  }
+  if (vt->retarget) vt->retarget(sim, state, a);
+  return 1;
+}
+
 static void fail(mapf_result *res, mapf_diag *d, int rc, const char *what) {
   res->status = MAPF_STATUS_ERROR;
   if (d && d->msg[0])
@@ -327,7 +360,11 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   sim.grid = g;
   sim.cfg = cfg;
   sim.n = n;
-  sim.goal = inst->goal;
+  int32_t *target = ws->target;
+  memcpy(target, inst->goal, (size_t)n * sizeof *target);
+  sim.goal = target;
+  int32_t loops = inst->loops;
+  res->loops = loops;
   sim.pos = ws->pos;
   sim.occ = ws->occ;
   sim.want = ws->want;
@@ -361,10 +398,13 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     return rc;
   }
   exec_ctx x = {&sim, ws, vt, state};
+  int sampling = cfg->sample_every > 0 && vt->coherence;
+  int32_t series_cap = 0;
+  if (sampling && sample_coherence(res, &sim, vt, state, &series_cap) < 0) rc = MAPF_ENOMEM;
   if (cfg->on_step) cfg->on_step(cfg->ud, 0, sim.pos, n);
 
   mapf_limit_kind limit = MAPF_LIMIT_NONE;
-  for (;;) {
+  while (rc == MAPF_OK) {
     if (at_goal == n) break;
     if (sim.time >= cfg->limits.steps) {
       limit = MAPF_LIMIT_STEPS;
@@ -408,25 +448,35 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
 #ifdef MAPF_CHECK_INVARIANTS
     check_step(&sim, ws);
 #endif
+    if (vt->moved && (rc = vt->moved(&sim, state, ws->prev)) != MAPF_OK) break;
 
-    /* Completion: the step at which an agent last reached its goal. */
+    /* Completion: the step at which an agent last reached its goal; under patrol, the step its
+     * last loop ended (or it last came back to its start after that). */
     double now = -1;
     for (int32_t a = 0; a < n; a++) {
       if (ws->prev[a] == sim.pos[a]) continue;
       mapf_agent_result *ar = &res->agent[a];
-      if (sim.pos[a] == sim.goal[a]) {
+      if (sim.pos[a] == target[a]) {
+        if (loops > 0 && ar->loops_done < loops && patrol_turn(&sim, target, inst, a, vt, state))
+          continue;
         if (now < 0) now = now_seconds() - t0;
         ar->completion_step = sim.time;
         ar->completion_seconds = now;
         at_goal++;
-      } else if (ws->prev[a] == sim.goal[a]) {
+      } else if (ws->prev[a] == target[a]) {
         ar->completion_step = -1;
         ar->completion_seconds = -1;
         at_goal--;
       }
     }
+    if (sampling && sim.time % cfg->sample_every == 0 &&
+        sample_coherence(res, &sim, vt, state, &series_cap) < 0) {
+      rc = MAPF_ENOMEM;
+      break;
+    }
     if (cfg->on_step) cfg->on_step(cfg->ud, sim.time, sim.pos, n);
   }
+  res->coherence = rc == MAPF_OK && vt->coherence ? vt->coherence(&sim, state) : NAN;
   vt->free(state);
   for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
   if (rc != MAPF_OK) {
@@ -446,7 +496,9 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   for (int32_t a = 0; a < n; a++) {
     mapf_agent_result *ar = &res->agent[a];
     ar->final = sim.pos[a];
-    ar->reached = sim.pos[a] == sim.goal[a];
+    /* Under patrol an agent stands on its target only once its loops are done. */
+    ar->reached = sim.pos[a] == target[a] && (loops == 0 || ar->loops_done == loops);
+    res->loops_done += ar->loops_done;
     sum_dist += ar->travel_distance;
     res->failed_moves += ar->failed_moves;
     res->pushes += ar->pushed;
@@ -464,5 +516,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   res->mean_completion_steps_capped = n ? (sum_steps + (double)open * (double)res->steps) / n : NAN;
   res->mean_completion_seconds_capped = n ? (sum_secs + open * cap_seconds) / n : NAN;
   res->mean_travel_distance = n ? sum_dist / n : NAN;
+  res->failed_moves_per_loop =
+      loops > 0 && n > 0 ? (double)res->failed_moves / ((double)n * loops) : NAN;
   return MAPF_OK;
 }

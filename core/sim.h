@@ -34,7 +34,7 @@ typedef struct mapf_limits {
 } mapf_limits;
 
 typedef enum {
-  MAPF_STATUS_OK,    /* every agent stands on its goal */
+  MAPF_STATUS_OK,    /* every agent stands on its goal (patrol: has done its loops, on its start) */
   MAPF_STATUS_LIMIT, /* a limit ended the run */
   MAPF_STATUS_ERROR  /* the run could not be done; see message */
 } mapf_status;
@@ -49,18 +49,31 @@ typedef enum {
 const char *mapf_status_name(mapf_status s);    /* "ok", "limit", "error" */
 const char *mapf_limit_name(mapf_limit_kind k); /* "", "steps", "seconds", "expansions" */
 
-/* Per-agent outcome. */
+/* Per-agent outcome. Under patrol (mapf_instance.loops = N >= 1) an agent's "goal" in the
+ * fields below is its final target: its start, once its N loops are done; before that it has
+ * not completed, whatever cell it is on. */
 typedef struct mapf_agent_result {
-  int32_t start, goal, final; /* cell ids */
-  uint8_t reached;            /* on its goal when the run ended */
-  int64_t completion_step;    /* step at which it last reached its goal; -1 when not reached */
+  int32_t start, goal, final; /* cell ids (goal: the instance's goal, also under patrol) */
+  uint8_t reached;            /* on its goal when the run ended (patrol: all loops done and on
+                                 its start) */
+  int64_t completion_step;    /* step at which it last reached its goal (patrol: the step its
+                                 last loop ended, or at which it last came back to its start
+                                 after that); -1 when not reached */
   double completion_seconds;  /* wall-clock seconds since the start at that step; -1 */
   double travel_distance;     /* sum of edge costs moved, pushes included */
   int64_t expansions;
-  int64_t failed_moves;       /* wanted to move, was blocked */
+  int64_t failed_moves;       /* wanted to move, was blocked (all loops together) */
   int64_t pushed;             /* times pushed off its goal by another agent */
   int64_t searches;           /* searches (replans) */
+  int32_t loops_done;         /* patrol loops completed (goal and back to the start); 0 when
+                                 the instance is one-way */
 } mapf_agent_result;
+
+/* One sample of a time series: the value at the end of step `step` (0: before the first). */
+typedef struct mapf_sample {
+  int64_t step;
+  double value;
+} mapf_sample;
 
 /* Metrics of one run (seed 001 Sec. II; thesis 2.1.1). Means over an empty set are NaN (stored
  * as NULL). */
@@ -82,11 +95,21 @@ typedef struct mapf_result {
   double planning_seconds;         /* total time in the search phase */
   double max_step_planning_seconds;/* the largest single step's search phase */
   int64_t failed_moves, pushes, searches, deadlocks_broken;
+  /* Patrol (seed 004 Sec. 4). */
+  int32_t loops;                   /* the instance's loops (0: one-way) */
+  int64_t loops_done;              /* summed over agents */
+  double failed_moves_per_loop;    /* failed_moves / (agents x loops): seed 004's "failed moves
+                                      per loop, per agent" (Figs. 8, 9); NaN when loops = 0 */
+  /* Direction maps (seed 004 Sec. 3; algorithms with a direction map, `dm`). */
+  double coherence;                /* of the direction map at the end; NaN for other algorithms */
+  mapf_sample *coherence_series;   /* every sample_every steps from step 0, owned (free with
+                                      mapf_result_clear); NULL when not sampled */
+  int32_t coherence_samples;
   mapf_agent_result *agent;        /* `agents` entries, owned; free with mapf_result_clear */
   char message[512];               /* why, when status is MAPF_STATUS_ERROR */
 } mapf_result;
 
-/* Frees what res owns and zeroes it; safe on a zeroed result. */
+/* Frees what res owns (agent, coherence_series) and zeroes it; safe on a zeroed result. */
 void mapf_result_clear(mapf_result *res);
 
 /* Called after the start positions (t = 0) and after every step with every agent's cell. */
@@ -102,6 +125,9 @@ typedef struct mapf_run_config {
   uint64_t seed;          /* for any randomness the algorithm uses (derived from the job key) */
   mapf_step_fn on_step;   /* NULL: no trace */
   void *ud;
+  /* Direction-map coherence is sampled into mapf_result.coherence_series at step 0 and every
+   * sample_every steps (algorithms with a direction map only); 0: no series. */
+  int64_t sample_every;
 } mapf_run_config;
 
 typedef struct mapf_workspace mapf_workspace;

@@ -17,6 +17,8 @@ typedef struct mapf__sim {
   const mapf_grid *grid;
   const mapf_run_config *cfg;
   int32_t n;
+  /* Each agent's current target: its goal; under patrol (cfg->inst->loops >= 1) its goal or its
+   * start, changed by the simulator between steps (the planner's retarget hook is called). */
   const int32_t *goal;
   int32_t *pos;       /* current cell of each agent */
   int32_t *occ;       /* per cell: the agent on it, or -1 */
@@ -65,11 +67,25 @@ typedef struct mapf__planner_vt {
   /* Agent a was pushed to another cell by the executor: it must plan again. */
   void (*pushed)(mapf__sim *sim, void *state, int32_t a);
   void (*free)(void *state);
+  /* Patrol: sim->goal[a] has just changed (agent a reached its target at the end of step
+   * sim->time); what the planner keeps for the old target (a path, learned values) must not
+   * steer it on. Called after `moved`, before the next plan. NULL: the planner keeps nothing
+   * per target. */
+  void (*retarget)(mapf__sim *sim, void *state, int32_t a);
+  /* After every executed step (sim->time already counts it), with every agent's cell at the
+   * start of the step in prev[] and its cell now in sim->pos[]: planners that learn from the
+   * moves made (direction maps) do it here. NULL: nothing to do. Returns MAPF_OK or
+   * MAPF_ENOMEM. */
+  int (*moved)(mapf__sim *sim, void *state, const int32_t *prev);
+  /* The coherence of the planner's direction map now (seed 004 Sec. 3); NULL for planners
+   * without one. */
+  double (*coherence)(const mapf__sim *sim, const void *state);
 } mapf__planner_vt;
 
 extern const mapf__planner_vt mapf__bmaa_vt;
 extern const mapf__planner_vt mapf__whca_vt; /* whca.c */
 extern const mapf__planner_vt mapf__far_vt;          /* far.c */
 extern const mapf__planner_vt mapf__astar_replan_vt; /* far.c */
+extern const mapf__planner_vt mapf__dm_vt;           /* dm.c */
 
 #endif

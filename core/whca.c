@@ -642,4 +642,23 @@ static int whca_plan(mapf__sim *sim, void *state) {
   return MAPF_OK;
 }
 
-const mapf__planner_vt mapf__whca_vt = {whca_init, whca_plan, NULL, whca_free};
+/* Patrol: agent a reached its target and has a new one. Its RRA* measured distances to the old
+ * target, so it is dropped and restarts at the next search, from the new target toward the
+ * agent's cell (as after an eviction; keeping one per target would double RRA* memory, which
+ * `memory` bounds); its window plan led to the old target, so it is released and the agent
+ * plans alone at the next step against everyone else's reservations, as an agent off its plan
+ * does between rounds. */
+static void whca_retarget(mapf__sim *sim, void *state, int32_t a) {
+  (void)sim;
+  whca *W = state;
+  release(W, a);
+  W->rra_bytes -= mapf__rra_bytes(&W->rra[a]);
+  mapf__rra_free(&W->rra[a]);
+}
+
+const mapf__planner_vt mapf__whca_vt = {
+    .init = whca_init,
+    .plan = whca_plan,
+    .free = whca_free,
+    .retarget = whca_retarget,
+};

@@ -17,8 +17,8 @@
 
 static const char *const names[] = {"random",     "cross-sides",    "swap-sides",
                                     "inside-out", "outside-in",     "tight-to-tight",
-                                    "tight-to-wide"};
-#define NGEN 7
+                                    "tight-to-wide", "patrol"};
+#define NGEN 8
 
 static mapf_grid *parse_map(const char *text, const char *name) {
   mapf_grid *g = NULL;
@@ -259,6 +259,7 @@ Test(scengen, declares_the_documented_parameters_and_defaults) {
       {"outside-in", "{\"inner\":0.25,\"outer\":0.25}"},
       {"tight-to-tight", "{\"density\":0.5}"},
       {"tight-to-wide", "{\"density\":0.5,\"wide\":0.05}"},
+      {"patrol", "{\"axis\":0,\"band\":0.25,\"loops\":10}"},
   };
   for (int i = 0; i < NGEN; i++) {
     const mapf_scengen_def *def = gen_def(want[i].gen);
@@ -310,6 +311,8 @@ Test(scengen, generators_reject_out_of_range_parameters_they_are_given) {
       {"outside-in", 1, NAN, "outside-in: outer: expected a number in [0.001, 0.5], found nan"},
       {"tight-to-tight", 0, 2, "tight-to-tight: density: expected a number in [0.001, 1], found 2"},
       {"tight-to-wide", 1, -1, "tight-to-wide: wide: expected a number in [0.001, 1], found -1"},
+      {"patrol", 0, 0, "patrol: loops: expected an integer in [1, 1000000], found 0"},
+      {"patrol", 1, 2, "patrol: axis: expected an integer in [-1, 1], found 2"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     const mapf_scengen_def *def = gen_def(bad[k].gen);
@@ -529,8 +532,10 @@ Test(scengen, regions_grow_and_overlap_on_a_crowded_map) {
   for (int i = 0; i < NGEN; i++)
     for (int32_t n = 1; n <= 9; n++)
       for (uint64_t seed = 0; seed < 20; seed++) {
-        /* swap-sides keeps its two bands apart: at most 4 agents each way on 9 cells. */
+        /* swap-sides keeps its two bands apart: at most 4 agents each way on 9 cells; patrol
+         * too: at most 4 agents. */
         if (strcmp(names[i], "swap-sides") == 0 && n - n / 2 > 4) continue;
+        if (strcmp(names[i], "patrol") == 0 && n > 4) continue;
         mapf_instance_free(generate(names[i], g, n, NULL, seed));
       }
   /* Three agents on 9 cells: the left band grows from 2 cells to the 3 of column 0. */
@@ -744,5 +749,72 @@ Test(scengen, places_thousands_of_agents_quickly_on_a_real_map, .timeout = 60) {
   mapf_instance_free(generate("inside-out", g, u / 2, &p, 1));
   p = params_of("tight-to-wide", "density=1", "wide=0.001");
   mapf_instance_free(generate("tight-to-wide", g, 5000, &p, 1));
+  mapf_grid_free(g);
+}
+
+/* ---- patrol (seed 004 Sec. 4) --------------------------------------------------------------- */
+
+Test(scengen, patrol_defaults_are_the_papers) {
+  const mapf_scengen_def *def = gen_def("patrol");
+  mapf_params p;
+  mapf_scengen_params_default(def, &p);
+  cr_assert_eq(p.v[mapf_param_index(def->view, "loops")], 10, "seed 004: 10 patrol loops");
+  cr_assert_eq(p.v[mapf_param_index(def->view, "axis")], 0, "left <-> right");
+  cr_assert_float_eq(p.v[mapf_param_index(def->view, "band")], 0.25, 1e-15);
+}
+
+/* Starts in the left band, goals in the right band (independent geometry), loops set, and no
+ * goal on any agent's start; the other generators leave loops 0. */
+Test(scengen, patrol_starts_left_goals_right_and_sets_loops) {
+  mapf_grid *g = load_real();
+  int32_t low_max, high_min;
+  band_limits(g, 0, 0.25, &low_max, &high_min);
+  mapf_params p = params_of("patrol", "loops=3", NULL);
+  for (uint64_t seed = 0; seed < 4; seed++) {
+    mapf_instance *inst = generate("patrol", g, 100, &p, seed);
+    cr_assert_eq(inst->loops, 3);
+    for (int32_t i = 0; i < 100; i++) {
+      cr_assert_leq(mapf_grid_x(g, inst->start[i]), low_max, "agent %d", i);
+      cr_assert_geq(mapf_grid_x(g, inst->goal[i]), high_min, "agent %d", i);
+    }
+    mapf_instance_free(inst);
+  }
+  p = params_of("patrol", "axis=1", NULL);
+  band_limits(g, 1, 0.25, &low_max, &high_min);
+  mapf_instance *inst = generate("patrol", g, 50, &p, 9);
+  cr_assert_eq(inst->loops, 10);
+  for (int32_t i = 0; i < 50; i++) {
+    cr_assert_leq(mapf_grid_y(g, inst->start[i]), low_max);
+    cr_assert_geq(mapf_grid_y(g, inst->goal[i]), high_min);
+  }
+  mapf_instance_free(inst);
+  for (int i = 0; i < NGEN - 1; i++) {
+    inst = generate(names[i], g, 20, NULL, 1);
+    cr_assert_eq(inst->loops, 0, "%s", names[i]);
+    mapf_instance_free(inst);
+  }
+  mapf_grid_free(g);
+}
+
+/* The bands never grow past half the usable cells, so no goal is another agent's start (an
+ * agent that has done its loops stays on its start); a request beyond that is ENOSPACE. */
+Test(scengen, patrol_bands_never_overlap_on_a_crowded_map) {
+  mapf_grid *g = parse_map("type octile\nheight 2\nwidth 5\nmap\n.....\n.....\n", "p.map");
+  for (int32_t n = 1; n <= 5; n++)
+    for (uint64_t seed = 0; seed < 30; seed++) {
+      mapf_instance *inst = generate("patrol", g, n, NULL, seed);
+      for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < n; j++)
+          cr_assert_neq(inst->goal[i], inst->start[j], "n %d seed %llu", n,
+                        (unsigned long long)seed);
+      mapf_instance_free(inst);
+    }
+  mapf_instance *inst = NULL;
+  mapf_diag d;
+  cr_assert_eq(gen_def("patrol")->generate(g, 6, NULL, 0, &inst, &d), MAPF_ENOSPACE);
+  cr_assert_str_eq(d.msg, "map p.map: patrol: starts in the left band (5 cells) and goals in "
+                          "the right band (5 cells) pair up at most 5 agents within connected "
+                          "components; cannot place 6");
+  cr_assert_null(inst);
   mapf_grid_free(g);
 }

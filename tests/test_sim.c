@@ -7,6 +7,7 @@
 #include "flow.h"
 #include "mapgen.h"
 #include "scen.h"
+#include "scengen.h"
 #include "sim.h"
 #include "testutil.h"
 
@@ -435,6 +436,269 @@ Test(sim, every_algorithm_stops_within_one_search_of_the_budget, .timeout = 120)
     mapf_result_clear(&res);
   }
   mapf_workspace_free(ws);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+/* ---- patrol (seed 004 Sec. 4; sim.h) ----------------------------------------------------- */
+
+/* Watches a patrol run on its own: the step checker, plus each agent's loops counted from the
+ * trace by the rule of sim.h (reach the goal, then the start: one loop), and the step of its
+ * last arrival on its start once all loops are done. */
+typedef struct patrol_watch {
+  test_step_checker steps;
+  const mapf_instance *inst;
+  int32_t *loops, *heading_start;
+  int64_t *done_step;
+} patrol_watch;
+
+static void patrol_step(void *ud, int64_t t, const int32_t *pos, int32_t n) {
+  patrol_watch *w = ud;
+  int32_t *prev = w->steps.prev;
+  for (int32_t a = 0; t > 0 && a < n; a++) {
+    if (pos[a] == prev[a]) continue;
+    if (w->loops[a] == w->inst->loops) {
+      if (pos[a] == w->inst->start[a]) w->done_step[a] = t;
+      if (prev[a] == w->inst->start[a]) w->done_step[a] = -1;
+    } else if (!w->heading_start[a] && pos[a] == w->inst->goal[a]) {
+      w->heading_start[a] = 1;
+    } else if (w->heading_start[a] && pos[a] == w->inst->start[a]) {
+      w->heading_start[a] = 0;
+      if (++w->loops[a] == w->inst->loops) w->done_step[a] = t;
+    }
+  }
+  test_step_check(&w->steps, t, pos, n);
+}
+
+/* Runs algorithm `name` (defaults; BMAA* with push when `push`) on a patrol instance under the
+ * watcher and checks the result's patrol fields against it. */
+static void run_patrol_push(const char *name, const mapf_grid *g, const mapf_instance *inst,
+                            int64_t steps, int push, mapf_result *res) {
+  const mapf_algo_def *def = mapf_algo_find(name);
+  cr_assert_not_null(def, "%s", name);
+  mapf_run_config cfg = {0};
+  cfg.grid = g;
+  cfg.inst = inst;
+  cfg.algo = def;
+  mapf_params_default(def, &cfg.params);
+  if (push) cfg.params.v[mapf_param_index(def, "push")] = 1;
+  cfg.limits.steps = steps;
+  int32_t n = inst->n;
+  patrol_watch w = {{g, NULL, NULL, 0, 0}, inst, calloc((size_t)n, sizeof(int32_t)),
+                    calloc((size_t)n, sizeof(int32_t)), malloc((size_t)n * sizeof(int64_t))};
+  for (int32_t a = 0; a < n; a++) w.done_step[a] = -1;
+  cfg.on_step = patrol_step;
+  cfg.ud = &w;
+  mapf_workspace *ws = mapf_workspace_new();
+  mapf_diag d = {0};
+  cr_assert_eq(mapf_run(ws, &cfg, res, &d), MAPF_OK, "%s: %s", name, d.msg);
+  mapf_workspace_free(ws);
+  cr_assert_eq(w.steps.violations, 0, "%s: %lld illegal steps", name,
+               (long long)w.steps.violations);
+  cr_assert_eq(res->loops, inst->loops);
+  int64_t loops = 0, completed = 0;
+  for (int32_t a = 0; a < n; a++) {
+    const mapf_agent_result *ar = &res->agent[a];
+    cr_assert_eq(ar->loops_done, w.loops[a], "%s agent %d: loops", name, a);
+    cr_assert_eq(ar->completion_step, w.done_step[a], "%s agent %d: completion step", name, a);
+    cr_assert_eq(ar->reached, w.done_step[a] >= 0, "%s agent %d", name, a);
+    cr_assert_eq(ar->goal, inst->goal[a]);
+    if (ar->reached) cr_assert_eq(ar->final, inst->start[a], "%s: done agents end on starts", name);
+    loops += ar->loops_done;
+    completed += ar->reached;
+  }
+  cr_assert_eq(res->loops_done, loops);
+  cr_assert_eq(res->completed, completed);
+  cr_assert_eq(res->status == MAPF_STATUS_OK, completed == n, "%s", name);
+  cr_assert_float_eq(res->failed_moves_per_loop,
+                     (double)res->failed_moves / ((double)n * inst->loops), 1e-12);
+  test_step_checker_free(&w.steps);
+  free(w.loops);
+  free(w.heading_start);
+  free(w.done_step);
+}
+
+static void run_patrol(const char *name, const mapf_grid *g, const mapf_instance *inst,
+                       int64_t steps, mapf_result *res) {
+  run_patrol_push(name, g, inst, steps, 0, res);
+}
+
+/* One agent on an open corridor: every algorithm walks there and back three times, 5 steps a
+ * leg, and completes with its last loop; loops = 0 keeps the one-way result. */
+Test(sim, a_patrolling_agent_completes_its_loops_on_a_corridor) {
+  const char *rows[] = {"......"};
+  mapf_grid *g = grid_from_rows(rows, 1);
+  int xy[] = {0, 0, 5, 0};
+  mapf_instance *inst = instance_of(g, 1, xy);
+  for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    const char *name = mapf_algo_at(k)->name;
+    mapf_result res;
+    inst->loops = 3;
+    run_patrol(name, g, inst, 200, &res);
+    cr_assert_eq(res.status, MAPF_STATUS_OK, "%s", name);
+    cr_assert_eq(res.agent[0].loops_done, 3, "%s", name);
+    cr_assert_eq(res.agent[0].completion_step, 30, "%s: %lld", name,
+                 (long long)res.agent[0].completion_step);
+    cr_assert_eq(res.steps, 30, "%s", name);
+    cr_assert_float_eq(res.agent[0].travel_distance, 30, 1e-9, "%s", name);
+    cr_assert_eq(res.agent[0].final, inst->start[0]);
+    cr_assert_eq(res.failed_moves, 0, "%s", name);
+    cr_assert_float_eq(res.failed_moves_per_loop, 0, 1e-12);
+    cr_assert_float_eq(res.mean_completion_steps, 30, 1e-12);
+    mapf_result_clear(&res);
+
+    inst->loops = 0;
+    const mapf_algo_def *def = mapf_algo_find(name);
+    mapf_run_config cfg = {0};
+    cfg.grid = g;
+    cfg.inst = inst;
+    cfg.algo = def;
+    mapf_params_default(def, &cfg.params);
+    cfg.limits.steps = 200;
+    mapf_workspace *ws = mapf_workspace_new();
+    mapf_diag d = {0};
+    cr_assert_eq(mapf_run(ws, &cfg, &res, &d), MAPF_OK, "%s", d.msg);
+    mapf_workspace_free(ws);
+    cr_assert_eq(res.status, MAPF_STATUS_OK);
+    cr_assert_eq(res.agent[0].completion_step, 5, "%s", name);
+    cr_assert_eq(res.agent[0].loops_done, 0);
+    cr_assert_eq(res.agent[0].final, inst->goal[0]);
+    cr_assert_eq(res.loops, 0);
+    cr_assert_eq(res.loops_done, 0);
+    cr_assert(isnan(res.failed_moves_per_loop));
+    mapf_result_clear(&res);
+  }
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+/* Every algorithm completes a patrol of several agents in a room: targets change in the order
+ * sim.h gives (the watcher recounts the loops and completion steps from the trace). */
+Test(sim, every_algorithm_completes_patrols_with_targets_in_order, .timeout = 120) {
+  const char *rows[] = {"..........", "..........", "....@@....", "..........",
+                        "..........", ".........."};
+  mapf_grid *g = grid_from_rows(rows, 6);
+  /* Starts in column 0, goals in column 9, crossing rows. */
+  int xy[] = {0, 0, 9, 5, 0, 2, 9, 3, 0, 3, 9, 1, 0, 5, 9, 0};
+  mapf_instance *inst = instance_of(g, 4, xy);
+  inst->loops = 3;
+  for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    const char *name = mapf_algo_at(k)->name;
+    mapf_result res;
+    run_patrol(name, g, inst, 2000, &res);
+    cr_assert_eq(res.status, MAPF_STATUS_OK, "%s: %d of 4 completed", name, (int)res.completed);
+    cr_assert_eq(res.loops_done, 12, "%s", name);
+    for (int32_t a = 0; a < 4; a++) {
+      cr_assert_eq(res.agent[a].loops_done, 3);
+      /* Three round trips of at least 2 x 9 moves each. */
+      cr_assert_geq(res.agent[a].completion_step, 54, "%s", name);
+      cr_assert_geq(res.agent[a].travel_distance, 54 - 1e-9, "%s", name);
+    }
+    mapf_result_clear(&res);
+  }
+  /* Generated instances on a generated map: each algorithm's run is checked the same way,
+   * whether or not every agent finishes. */
+  mapf_mapgen_params p;
+  mapf_mapgen_defaults(&p, MAPF_MAPGEN_ROOMS);
+  p.width = p.height = 24;
+  p.seed = 4;
+  mapf_grid *rooms = NULL;
+  mapf_diag d = {0};
+  cr_assert_eq(mapf_mapgen(&p, &rooms, &d), MAPF_OK, "%s", d.msg);
+  const mapf_scengen_def *gen = mapf_scengen_find("patrol");
+  mapf_params gp;
+  mapf_scengen_params_default(gen, &gp);
+  gp.v[mapf_param_index(gen->view, "loops")] = 2;
+  mapf_instance *pi = NULL;
+  cr_assert_eq(gen->generate(rooms, 12, &gp, 3, &pi, &d), MAPF_OK, "%s", d.msg);
+  for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    mapf_result res;
+    run_patrol(mapf_algo_at(k)->name, rooms, pi, 1500, &res);
+    cr_assert_gt(res.loops_done, 0, "%s", mapf_algo_at(k)->name);
+    mapf_result_clear(&res);
+  }
+  mapf_instance_free(pi);
+  mapf_grid_free(rooms);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+/* An agent that has done its loops stays on its start like an agent on its goal: pushed off
+ * (BMAA* push) it comes back, and its completion step is its last return. */
+Test(sim, a_done_patroller_pushed_off_its_start_comes_back) {
+  const char *rows[] = {".......", "@@@.@@@"};
+  mapf_grid *g = grid_from_rows(rows, 2);
+  /* Agent 1 patrols once between the corridor cell above the pocket and the pocket; agent 0
+   * patrols the corridor end to end, twice, through agent 1's start. */
+  int xy[] = {0, 0, 6, 0, 3, 0, 3, 1};
+  mapf_instance *inst = instance_of(g, 2, xy);
+  inst->loops = 2;
+  mapf_result res;
+  run_patrol_push("bmaa", g, inst, 400, 1, &res);
+  cr_assert_eq(res.status, MAPF_STATUS_OK);
+  cr_assert_geq(res.agent[1].pushed, 1);
+  cr_assert_eq(res.agent[1].loops_done, 2);
+  cr_assert_eq(res.agent[0].loops_done, 2);
+  /* Agent 1's two loops take 4 steps; it was pushed after them and came back later. */
+  cr_assert_gt(res.agent[1].completion_step, 4);
+  mapf_result_clear(&res);
+  /* Without push agent 0 cannot pass once agent 1 is done. */
+  run_patrol("bmaa", g, inst, 100, &res);
+  cr_assert_eq(res.status, MAPF_STATUS_LIMIT);
+  cr_assert_eq(res.agent[1].completion_step, 4);
+  mapf_result_clear(&res);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+Test(sim, patrol_needs_loops_of_at_least_zero_and_goals_off_their_starts) {
+  const char *rows[] = {"....."};
+  mapf_grid *g = grid_from_rows(rows, 1);
+  int xy[] = {0, 0, 4, 0, 2, 0, 2, 0};
+  mapf_instance *inst = instance_of(g, 2, xy);
+  mapf_diag d = {0};
+  cr_assert_eq(mapf_instance_check(inst, g, &d), MAPF_OK, "one-way: a start may be the goal");
+  inst->loops = 1;
+  cr_assert_eq(mapf_instance_check(inst, g, &d), MAPF_EINVAL);
+  cr_assert_str_eq(d.msg, "agent 1: a patrol (loops 1) needs a goal other than its start (2,0)");
+  inst->loops = -1;
+  cr_assert_eq(mapf_instance_check(inst, g, &d), MAPF_EINVAL);
+  cr_assert_str_eq(d.msg, "loops: expected an integer >= 0, found -1");
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+/* Algorithms without a direction map report no coherence and no series. */
+Test(sim, only_direction_maps_report_coherence) {
+  const char *rows[] = {"......"};
+  mapf_grid *g = grid_from_rows(rows, 1);
+  int xy[] = {0, 0, 5, 0};
+  mapf_instance *inst = instance_of(g, 1, xy);
+  for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    const mapf_algo_def *def = mapf_algo_at(k);
+    mapf_run_config cfg = {0};
+    cfg.grid = g;
+    cfg.inst = inst;
+    cfg.algo = def;
+    mapf_params_default(def, &cfg.params);
+    cfg.limits.steps = 100;
+    cfg.sample_every = 1;
+    mapf_workspace *ws = mapf_workspace_new();
+    mapf_result res;
+    mapf_diag d = {0};
+    cr_assert_eq(mapf_run(ws, &cfg, &res, &d), MAPF_OK, "%s", d.msg);
+    mapf_workspace_free(ws);
+    if (strcmp(def->name, "dm") == 0) {
+      cr_assert_float_eq(res.coherence, 1, 1e-12, "a straight line is fully coherent");
+      cr_assert_eq(res.coherence_samples, 6, "steps 0 to 5");
+    } else {
+      cr_assert(isnan(res.coherence), "%s", def->name);
+      cr_assert_null(res.coherence_series, "%s", def->name);
+      cr_assert_eq(res.coherence_samples, 0);
+    }
+    mapf_result_clear(&res);
+    cr_assert_null(res.coherence_series);
+  }
   mapf_instance_free(inst);
   mapf_grid_free(g);
 }

@@ -1,0 +1,497 @@
+/* dm.c: direction maps (Jansen & Sturtevant, "A new approach to cooperative pathfinding",
+ * AAMAS 2008, seed 004; ALGORITHMS.md, Direction maps). Every agent plans a complete A* path
+ * whose edge costs are raised where a move runs against the direction agents moved there
+ * before (Fig. 3), follows it, and plans again only when a move fails or its target changes;
+ * every executed move updates the direction vectors of the cells left and entered (Fig. 2).
+ *
+ * The rules ("choice" marks what the paper leaves open; each is in the README and tested in
+ * tests/test_dm.c):
+ *  1. The map (Sec. 2). One DV per cell (dm.h: two floats, (0, 0) = none), empty at the start.
+ *     After every step (the simulator's `moved` hook), every agent that moved, in index order,
+ *     updates the cell it left and then the cell it entered with its move's unit vector
+ *     (mapf__dm_update; "each successive time an agent enters or exits the location"). Waits
+ *     update nothing.
+ *  2. Search (Fig. 3; Sec. 4: "A* is used for all experiments"). A* from the agent's cell to its
+ *     target over the legal moves, edge costs mapf__dm_edge_cost with `weight`, octile
+ *     heuristic (admissible and consistent: every edge costs at least its length). Ties: lowest
+ *     f, then highest g, then first in first out (as every A* here), f and g compared within
+ *     1e-9 (costs are sums of doubles; with weight 0 they are the plain move costs, so path
+ *     costs equal A*'s). Complete: no expansion bound; a node is expanded at most once.
+ *  3. Agents (Sec. 4: "Agents are able to see other agents within a small radius (4-5 steps)";
+ *     "static information about other agents during planning"). Agents within Euclidean
+ *     distance `vision` of the planning agent's cell, at the start of the step, are obstacles
+ *     to its search, except on its target (choice, as BMAA*, seed 001 Alg. 5 lines 15-20: an
+ *     agent passing over the target would otherwise make it unreachable and every search
+ *     exhaust the map until it leaves).
+ *  4. When to plan (Sec. 4: "each failed move requires a re-planning step"). An agent follows
+ *     its path; it plans when it has none (the first step, or no path was found: it waits and
+ *     plans again next step), when the move it wanted in the last step was refused (a failed
+ *     move), and when its target changes (patrol, retarget). An agent on its target waits.
+ *  5. Agent-centric maps (Sec. 2, last paragraph; Sec. 4: "they only updated their local
+ *     direction map with a radius of two"; choice of reading). `local_radius` 0: one global
+ *     map, read by every agent's search. `local_radius` r > 0: the global map is still kept
+ *     (it is the world's record of the moves made: "the observed DM"), and each agent plans
+ *     with its own copy, in which, after every step, it overwrites the cells within Euclidean
+ *     distance r of its cell with the global map's DVs there ("At each step, an agent updates
+ *     its DM within a local radius. The observed DM is used for future planning, although it
+ *     may become out-of-date after time passes. We assume that agents can store both the world
+ *     map and a copy of their own DM"). Cells it has not seen have no DV in its map; cells it
+ *     saw keep the DV of the last time it saw them.
+ *     Memory: an agent's map is sparse, an open-addressing table of the cells it has seen with
+ *     a DV (12-byte slots, at most half full: about 24 bytes per cell seen), so 2,000 agents on
+ *     a 512 x 512 map hold what they saw, never 2,000 dense maps; the global map is 8 bytes
+ *     per cell, the search scratch 16 bytes per cell.
+ *  6. Coherence (Sec. 3; mapf__dm_coherence). Always of the global map (choice: it records how
+ *     the agents actually moved, whichever map they planned with, as the paper measured
+ *     coherence for agents that did not plan with the map; the agents' copies are partial and
+ *     stale). Only cells that ever had a DV are visited (a list kept in order of first visit),
+ *     so a sample costs O(cells visited), not O(map). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dm.h"
+#include "sim_int.h"
+
+#define DM__EPS 1e-9
+#define DM__H (MAPF_SQRT2 / 2)
+
+const double mapf__dm_ux[8] = {0, 1, 0, -1, DM__H, DM__H, -DM__H, -DM__H};
+const double mapf__dm_uy[8] = {-1, 0, 1, 0, -DM__H, DM__H, DM__H, -DM__H};
+
+/* ---- Direction-map arithmetic (dm.h) ------------------------------------------------------ */
+
+void mapf__dm_update(mapf__dv *dv, double alpha, double mx, double my) {
+  if (!mapf__dv_empty(*dv)) {
+    /* Fig. 2 line 2: direction = alpha v1 + (1 - alpha) v2, then normalised (Sec. 2). */
+    double bx = alpha * dv->x + (1 - alpha) * mx, by = alpha * dv->y + (1 - alpha) * my;
+    double len = sqrt(bx * bx + by * by);
+    if (len > 1e-6) {
+      dv->x = (float)(bx / len);
+      dv->y = (float)(by / len);
+      return;
+    }
+  }
+  dv->x = (float)mx;
+  dv->y = (float)my;
+}
+
+/* Fig. 3 lines 4-5 for one cell, clamped to [0, 1]. */
+static inline double dm_w(mapf__dv v, double mx, double my) {
+  if (mapf__dv_empty(v)) return 0;
+  double w = (1 - (mx * v.x + my * v.y)) / 2;
+  return w < 0 ? 0 : w > 1 ? 1 : w;
+}
+
+double mapf__dm_edge_cost(double c, double weight, double mx, double my, mapf__dv a,
+                          mapf__dv b) {
+  /* Fig. 3 line 6. */
+  return c + weight * (0.5 * dm_w(a, mx, my) + 0.5 * dm_w(b, mx, my));
+}
+
+int mapf__dm_points_to(mapf__dv v) {
+  int best = 0;
+  double best_dot = -INFINITY;
+  for (int d = 0; d < 8; d++) {
+    double dot = v.x * mapf__dm_ux[d] + v.y * mapf__dm_uy[d];
+    if (dot > best_dot + 1e-12) {
+      best = d;
+      best_dot = dot;
+    }
+  }
+  return best;
+}
+
+double mapf__dm_coherence(const mapf_grid *g, const mapf__dv *dv, const int32_t *cells,
+                          int32_t n) {
+  if (!cells) n = g->ncells;
+  double sum = 0;
+  int64_t count = 0;
+  for (int32_t i = 0; i < n; i++) {
+    int32_t c = cells ? cells[i] : i;
+    mapf__dv v = dv[c];
+    if (mapf__dv_empty(v)) continue;
+    int d = mapf__dm_points_to(v);
+    if (!(g->moves[c] >> d & 1)) continue;
+    mapf__dv w = dv[c + g->offset[d]];
+    if (mapf__dv_empty(w)) continue;
+    sum += (double)v.x * w.x + (double)v.y * w.y;
+    count++;
+  }
+  return count ? sum / (double)count : 1.0;
+}
+
+/* ---- An agent's own map (rule 5): cell -> DV, open addressing ------------------------------ */
+
+typedef struct vslot {
+  int32_t key; /* -1 = empty */
+  mapf__dv v;
+} vslot;
+
+typedef struct vmap {
+  vslot *slot;
+  int32_t cap, n;
+} vmap;
+
+static inline uint32_t vmap_slot(int32_t key, int32_t cap) {
+  return (uint32_t)(((uint64_t)(uint32_t)key * 0x9E3779B97F4A7C15ull) >> 32) &
+         (uint32_t)(cap - 1);
+}
+
+static inline mapf__dv vmap_get(const vmap *m, int32_t key) {
+  mapf__dv none = {0, 0};
+  if (m->cap == 0) return none;
+  for (uint32_t i = vmap_slot(key, m->cap);; i = (i + 1) & (uint32_t)(m->cap - 1)) {
+    if (m->slot[i].key == key) return m->slot[i].v;
+    if (m->slot[i].key < 0) return none;
+  }
+}
+
+static int vmap_grow(vmap *m) {
+  int32_t cap = m->cap ? m->cap * 2 : 64;
+  vslot *slot = malloc((size_t)cap * sizeof *slot);
+  if (!slot) return -1;
+  for (int32_t i = 0; i < cap; i++) slot[i].key = -1;
+  for (int32_t i = 0; i < m->cap; i++) {
+    if (m->slot[i].key < 0) continue;
+    uint32_t j = vmap_slot(m->slot[i].key, cap);
+    while (slot[j].key >= 0) j = (j + 1) & (uint32_t)(cap - 1);
+    slot[j] = m->slot[i];
+  }
+  free(m->slot);
+  m->slot = slot;
+  m->cap = cap;
+  return 0;
+}
+
+static int vmap_put(vmap *m, int32_t key, mapf__dv v) {
+  if ((m->n + 1) * 2 > m->cap && vmap_grow(m) < 0) return -1;
+  uint32_t i = vmap_slot(key, m->cap);
+  while (m->slot[i].key >= 0 && m->slot[i].key != key) i = (i + 1) & (uint32_t)(m->cap - 1);
+  if (m->slot[i].key < 0) {
+    m->slot[i].key = key;
+    m->n++;
+  }
+  m->slot[i].v = v;
+  return 0;
+}
+
+/* ---- The planner --------------------------------------------------------------------------- */
+
+typedef struct dm_agent {
+  int32_t *path; /* path[at] is the agent's cell while it follows the path */
+  int32_t len, cap, at;
+  uint8_t wanted; /* it asked for path[at + 1] in the last step */
+  vmap map;       /* its own map (local_radius > 0) */
+} dm_agent;
+
+typedef struct dm_node {
+  double g;
+  uint32_t gen;   /* the search's stamp: open; stamp + 1: closed; else not seen */
+  int32_t parent; /* -1 at the root */
+} dm_node;
+
+typedef struct dm_entry {
+  double f, g;
+  uint32_t seq;
+  int32_t id;
+} dm_entry;
+
+typedef struct dm {
+  double alpha, weight, vision2;
+  int32_t radius; /* local_radius; 0: the global map */
+  int32_t n;
+  dm_agent *ag;
+  mapf__dv *global;       /* ncells */
+  int32_t *visited;       /* cells with a DV, in order of first visit */
+  int32_t nvisited, visited_cap;
+  int32_t (*disc)[2];     /* offsets (dx, dy) within local_radius */
+  int32_t ndisc;
+  /* Search scratch (rule 2). */
+  dm_node *node;
+  uint32_t gen;
+  dm_entry *heap;
+  int32_t heap_len, heap_cap;
+  uint32_t seq;
+} dm;
+
+static void dm_free(void *state) {
+  dm *D = state;
+  if (!D) return;
+  if (D->ag)
+    for (int32_t a = 0; a < D->n; a++) {
+      free(D->ag[a].path);
+      free(D->ag[a].map.slot);
+    }
+  free(D->ag);
+  free(D->global);
+  free(D->visited);
+  free(D->disc);
+  free(D->node);
+  free(D->heap);
+  free(D);
+}
+
+/* Parameters in algo.c's order: alpha, weight, vision, local_radius. */
+static int dm_init(mapf__sim *sim, void **state, mapf_diag *d) {
+  const double *v = sim->cfg->params.v;
+  size_t cells = (size_t)sim->grid->ncells, agents = (size_t)(sim->n > 0 ? sim->n : 1);
+  dm *D = calloc(1, sizeof *D);
+  if (!D) return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
+  D->alpha = v[0];
+  D->weight = v[1];
+  D->vision2 = v[2] * v[2] + 1e-9;
+  D->radius = (int32_t)v[3];
+  D->n = sim->n;
+  D->ag = calloc(agents, sizeof *D->ag);
+  D->global = calloc(cells, sizeof *D->global);
+  D->node = calloc(cells, sizeof *D->node);
+  int32_t r = D->radius;
+  if (r > 0) D->disc = malloc((size_t)(2 * r + 1) * (size_t)(2 * r + 1) * sizeof *D->disc);
+  if (!D->ag || !D->global || !D->node || (r > 0 && !D->disc)) {
+    dm_free(D);
+    return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
+  }
+  for (int32_t dy = -r; dy <= r && r > 0; dy++)
+    for (int32_t dx = -r; dx <= r; dx++)
+      if (dx * dx + dy * dy <= r * r) {
+        D->disc[D->ndisc][0] = dx;
+        D->disc[D->ndisc][1] = dy;
+        D->ndisc++;
+      }
+  sim->push = 0;
+  *state = D;
+  return MAPF_OK;
+}
+
+/* Lowest f, then highest g, then first in first out (rule 2). */
+static inline int entry_before(const dm_entry *x, const dm_entry *y) {
+  if (x->f < y->f - DM__EPS) return 1;
+  if (x->f > y->f + DM__EPS) return 0;
+  if (x->g > y->g + DM__EPS) return 1;
+  if (x->g < y->g - DM__EPS) return 0;
+  return x->seq < y->seq;
+}
+
+static int heap_push(dm *D, int32_t id, double g, double f) {
+  if (D->heap_len == D->heap_cap) {
+    int32_t cap = D->heap_cap ? 2 * D->heap_cap : 1024;
+    dm_entry *h = realloc(D->heap, (size_t)cap * sizeof *h);
+    if (!h) return -1;
+    D->heap = h;
+    D->heap_cap = cap;
+  }
+  dm_entry e = {f, g, D->seq++, id};
+  int32_t i = D->heap_len++;
+  while (i > 0) {
+    int32_t p = (i - 1) >> 1;
+    if (!entry_before(&e, &D->heap[p])) break;
+    D->heap[i] = D->heap[p];
+    i = p;
+  }
+  D->heap[i] = e;
+  return 0;
+}
+
+static dm_entry heap_pop(dm *D) {
+  dm_entry top = D->heap[0];
+  int32_t n = --D->heap_len;
+  if (n > 0) {
+    dm_entry e = D->heap[n];
+    int32_t i = 0;
+    for (;;) {
+      int32_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && entry_before(&D->heap[c + 1], &D->heap[c])) c++;
+      if (!entry_before(&D->heap[c], &e)) break;
+      D->heap[i] = D->heap[c];
+      i = c;
+    }
+    D->heap[i] = e;
+  }
+  return top;
+}
+
+/* The DV of cell c in the map agent A plans with (rule 5). */
+static inline mapf__dv dv_of(const dm *D, const dm_agent *A, int32_t c) {
+  return D->radius > 0 ? vmap_get(&A->map, c) : D->global[c];
+}
+
+/* Rules 2 and 3: A* for agent i from its cell to its target. Sets its path (len 0 when there is
+ * none). Counts a search and its expansions. Returns 0, or -1 when out of memory. O(cells log
+ * cells) at worst. */
+static int dm_search(mapf__sim *sim, dm *D, int32_t i) {
+  const mapf_grid *g = sim->grid;
+  dm_agent *A = &D->ag[i];
+  int32_t start = sim->pos[i], goal = sim->goal[i];
+  int32_t sx = mapf_grid_x(g, start), sy = mapf_grid_y(g, start);
+  int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
+  D->gen += 2;
+  if (D->gen == 0) { /* wrapped after 2^31 searches: clear once */
+    memset(D->node, 0, (size_t)g->ncells * sizeof *D->node);
+    D->gen = 2;
+  }
+  const uint32_t open_gen = D->gen, closed_gen = D->gen + 1u;
+  dm_node *nd = D->node;
+  D->heap_len = 0;
+  D->seq = 0;
+  nd[start] = (dm_node){0, open_gen, -1};
+  int found = 0;
+  int64_t exp = 0;
+  if (heap_push(D, start, 0, mapf_octile_xy(sx, sy, gx, gy)) < 0) return -1;
+  while (D->heap_len > 0) {
+    dm_entry e = heap_pop(D);
+    int32_t u = e.id;
+    if (nd[u].gen == closed_gen || e.g > nd[u].g) continue; /* stale */
+    if (u == goal) {
+      found = 1;
+      break;
+    }
+    nd[u].gen = closed_gen;
+    exp++;
+    int32_t ux = mapf_grid_x(g, u), uy = mapf_grid_y(g, u);
+    mapf__dv du = dv_of(D, A, u);
+    uint8_t m = g->moves[u];
+    for (int d = 0; d < 8; d++) {
+      if (!(m >> d & 1)) continue;
+      int32_t v = u + g->offset[d];
+      int32_t vx = ux + mapf_dir_dx[d], vy = uy + mapf_dir_dy[d];
+      if (nd[v].gen == closed_gen) continue;
+      int32_t other = sim->occ[v];
+      if (other >= 0 && other != i && v != goal) {
+        double dx = vx - sx, dy = vy - sy;
+        if (dx * dx + dy * dy <= D->vision2) continue;
+      }
+      double cost = mapf_dir_cost[d];
+      if (D->weight > 0)
+        cost = mapf__dm_edge_cost(cost, D->weight, mapf__dm_ux[d], mapf__dm_uy[d], du,
+                                  dv_of(D, A, v));
+      double ng = e.g + cost;
+      if (nd[v].gen == open_gen && ng >= nd[v].g - DM__EPS) continue;
+      nd[v] = (dm_node){ng, open_gen, u};
+      if (heap_push(D, v, ng, ng + mapf_octile_xy(vx, vy, gx, gy)) < 0) return -1;
+    }
+  }
+  sim->expansions += exp;
+  sim->agent[i].expansions += exp;
+  sim->agent[i].searches++;
+  A->len = 0;
+  A->at = 0;
+  if (!found) return 0;
+  int32_t len = 0;
+  for (int32_t c = goal; c != -1; c = nd[c].parent) len++;
+  if (len > A->cap) {
+    int32_t cap = A->cap ? A->cap : 64;
+    while (cap < len) cap *= 2;
+    int32_t *p = realloc(A->path, (size_t)cap * sizeof *p);
+    if (!p) return -1;
+    A->path = p;
+    A->cap = cap;
+  }
+  int32_t k = len;
+  for (int32_t c = goal; c != -1; c = nd[c].parent) A->path[--k] = c;
+  A->len = len;
+  return 0;
+}
+
+/* Rule 4 for every agent, in index order; then its next cell. */
+static int dm_plan(mapf__sim *sim, void *state) {
+  dm *D = state;
+  for (int32_t i = 0; i < sim->n; i++) {
+    dm_agent *A = &D->ag[i];
+    int32_t cur = sim->pos[i];
+    if (A->len > 0) {
+      if (A->at + 1 < A->len && A->path[A->at + 1] == cur)
+        A->at++;
+      else if (A->wanted || A->path[A->at] != cur)
+        A->len = 0; /* the move failed (or the agent is off its path): plan again */
+    }
+    A->wanted = 0;
+    sim->want[i] = MAPF__WAIT;
+    if (cur == sim->goal[i]) {
+      A->len = 0;
+      continue;
+    }
+    if (A->len == 0 || A->at + 1 >= A->len) {
+      if (mapf__sim_expired(sim)) return MAPF_OK;
+      if (dm_search(sim, D, i) < 0) return MAPF_ENOMEM;
+    }
+    if (A->at + 1 < A->len) {
+      sim->want[i] = A->path[A->at + 1];
+      A->wanted = 1;
+    }
+  }
+  return MAPF_OK;
+}
+
+/* Rule 1 for one cell of the global map, keeping the list of cells with a DV. */
+static int touch(dm *D, int32_t c, int d) {
+  mapf__dv *v = &D->global[c];
+  if (mapf__dv_empty(*v)) {
+    if (D->nvisited == D->visited_cap) {
+      int32_t cap = D->visited_cap ? 2 * D->visited_cap : 1024;
+      int32_t *p = realloc(D->visited, (size_t)cap * sizeof *p);
+      if (!p) return -1;
+      D->visited = p;
+      D->visited_cap = cap;
+    }
+    D->visited[D->nvisited++] = c;
+  }
+  mapf__dm_update(v, D->alpha, mapf__dm_ux[d], mapf__dm_uy[d]);
+  return 0;
+}
+
+/* After every step: rule 1 (the global map), then rule 5 (each agent copies what it sees). */
+static int dm_moved(mapf__sim *sim, void *state, const int32_t *prev) {
+  dm *D = state;
+  const mapf_grid *g = sim->grid;
+  for (int32_t a = 0; a < sim->n; a++) {
+    int32_t from = prev[a], to = sim->pos[a];
+    if (from == to) continue;
+    int d = mapf_grid_dir(g, from, to);
+    if (d < 0) continue; /* never: the executor moves to neighbours only */
+    if (touch(D, from, d) < 0 || touch(D, to, d) < 0) return MAPF_ENOMEM;
+  }
+  if (D->radius == 0) return MAPF_OK;
+  for (int32_t a = 0; a < sim->n; a++) {
+    int32_t x = mapf_grid_x(g, sim->pos[a]), y = mapf_grid_y(g, sim->pos[a]);
+    for (int32_t k = 0; k < D->ndisc; k++) {
+      int32_t cx = x + D->disc[k][0], cy = y + D->disc[k][1];
+      if (!mapf_grid_in(g, cx, cy)) continue;
+      int32_t c = mapf_grid_id(g, cx, cy);
+      if (mapf__dv_empty(D->global[c])) continue;
+      if (vmap_put(&D->ag[a].map, c, D->global[c]) < 0) return MAPF_ENOMEM;
+    }
+  }
+  return MAPF_OK;
+}
+
+/* Rule 4: a new target; the path led to the old one. */
+static void dm_retarget(mapf__sim *sim, void *state, int32_t a) {
+  (void)sim;
+  dm *D = state;
+  D->ag[a].len = 0;
+  D->ag[a].wanted = 0;
+}
+
+/* Rule 6. */
+static double dm_coherence(const mapf__sim *sim, const void *state) {
+  const dm *D = state;
+  return mapf__dm_coherence(sim->grid, D->global, D->visited, D->nvisited);
+}
+
+/* The executor never pushes (sim->push is 0); should an agent be moved anyway, it plans
+ * again from where it is. */
+static void dm_pushed(mapf__sim *sim, void *state, int32_t a) {
+  dm_retarget(sim, state, a);
+}
+
+const mapf__planner_vt mapf__dm_vt = {
+    .init = dm_init,
+    .plan = dm_plan,
+    .pushed = dm_pushed,
+    .free = dm_free,
+    .retarget = dm_retarget,
+    .moved = dm_moved,
+    .coherence = dm_coherence,
+};
