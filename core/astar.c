@@ -24,9 +24,11 @@
  * of the 183 slices ahead. */
 #include "astar.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "scen.h"
 #include "search_int.h"
 
 #define BQ_SHIFT 26                          /* f-key >> 26: slices of 2^(26 - 32) = 1/64 */
@@ -382,5 +384,24 @@ int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goa
       for (int32_t c = goal; c != -1; c = bq_parent(a, g, c)) path[--i] = c;
     }
   }
+  return MAPF_OK;
+}
+
+int mapf_astar_fill_optimal(const mapf_grid *g, mapf_instance *inst) {
+  if (inst->optimal) return MAPF_OK;
+  double *opt = malloc((size_t)(inst->n > 0 ? inst->n : 1) * sizeof *opt);
+  mapf_astar *a = mapf_astar_new();
+  if (!opt || !a) {
+    free(opt);
+    mapf_astar_free(a);
+    return MAPF_ENOMEM;
+  }
+  for (int32_t i = 0; i < inst->n; i++) {
+    mapf_astar_result r;
+    mapf_astar_run(a, g, inst->start[i], inst->goal[i], &r, NULL, NULL);
+    opt[i] = r.found ? r.cost : NAN;
+  }
+  mapf_astar_free(a);
+  inst->optimal = opt;
   return MAPF_OK;
 }

@@ -29,4 +29,10 @@ typedef struct mapf_astar_result {
 int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goal,
                    mapf_astar_result *r, int32_t *path, int32_t *path_len);
 
+struct mapf_instance;
+/* Sets inst->optimal (when NULL) to every agent's A* distance on g, agents ignored: the
+ * denominator of the suboptimality metric. One search per agent. Returns MAPF_OK or
+ * MAPF_ENOMEM. */
+int mapf_astar_fill_optimal(const mapf_grid *g, struct mapf_instance *inst);
+
 #endif

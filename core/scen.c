@@ -27,6 +27,7 @@ void mapf_instance_free(mapf_instance *inst) {
   if (!inst) return;
   free(inst->start);
   free(inst->goal);
+  free(inst->optimal);
   free(inst);
 }
 
@@ -179,6 +180,10 @@ int mapf_instance_from_scen(const mapf_scen *s, const mapf_grid *g, int32_t firs
   }
   if (!err) err = check_agents(inst->start, inst->goal, n, g, lines, d);
   free(lines);
+  /* The file's optimal lengths, for the suboptimality metric. */
+  if (!err && !(inst->optimal = malloc((size_t)n * sizeof *inst->optimal)))
+    err = mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
+  for (int32_t i = 0; i < n && !err; i++) inst->optimal[i] = s->entries[first + i].optimal;
   if (err) {
     mapf_instance_free(inst);
     return err;

@@ -54,6 +54,10 @@ typedef struct mapf_instance {
    * done and the target is the goal again; after N loops it stays on its start. Then start[i]
    * != goal[i] is required. Last, so that existing initialisers keep their meaning. */
   int32_t loops;
+  /* Each agent's optimal (shortest, agents ignored) distance from start to goal, or NULL when
+   * unknown: from a .scen file's optimal_length (mapf_instance_from_scen), or computed
+   * (mapf_astar_fill_optimal). Gives the suboptimality metric (thesis Ch. 4). Owned. */
+  double *optimal;
 } mapf_instance;
 
 /* Returns an instance with room for n agents (arrays uninitialised, loops 0), or NULL. */

@@ -492,10 +492,12 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   res->limit = limit;
   res->status = limit == MAPF_LIMIT_NONE ? MAPF_STATUS_OK : MAPF_STATUS_LIMIT;
   double cap_seconds = cfg->limits.seconds > 0 ? cfg->limits.seconds : res->wall_seconds;
-  double sum_steps = 0, sum_secs = 0, sum_dist = 0;
+  double sum_steps = 0, sum_secs = 0, sum_dist = 0, sum_ratio = 0;
+  int32_t nratio = 0;
   for (int32_t a = 0; a < n; a++) {
     mapf_agent_result *ar = &res->agent[a];
     ar->final = sim.pos[a];
+    ar->optimal_distance = inst->optimal ? inst->optimal[a] : NAN;
     /* Under patrol an agent stands on its target only once its loops are done. */
     ar->reached = sim.pos[a] == target[a] && (loops == 0 || ar->loops_done == loops);
     res->loops_done += ar->loops_done;
@@ -507,8 +509,15 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
       res->completed++;
       sum_steps += (double)ar->completion_step;
       sum_secs += ar->completion_seconds;
+      if (ar->optimal_distance > 0) { /* false for NaN */
+        /* A patrol covers the start-goal distance twice per loop. */
+        double best = loops > 0 ? 2.0 * loops * ar->optimal_distance : ar->optimal_distance;
+        sum_ratio += ar->travel_distance / best;
+        nratio++;
+      }
     }
   }
+  res->suboptimality = nratio ? sum_ratio / nratio : NAN;
   res->completion_rate = n ? (double)res->completed / n : 1.0;
   res->mean_completion_steps = res->completed ? sum_steps / res->completed : NAN;
   res->mean_completion_seconds = res->completed ? sum_secs / res->completed : NAN;

@@ -67,6 +67,7 @@ typedef struct mapf_agent_result {
   int64_t searches;           /* searches (replans) */
   int32_t loops_done;         /* patrol loops completed (goal and back to the start); 0 when
                                  the instance is one-way */
+  double optimal_distance;    /* the instance's optimal start-goal distance; NaN if unknown */
 } mapf_agent_result;
 
 /* One sample of a time series: the value at the end of step `step` (0: before the first). */
@@ -100,6 +101,10 @@ typedef struct mapf_result {
   int64_t loops_done;              /* summed over agents */
   double failed_moves_per_loop;    /* failed_moves / (agents x loops): seed 004's "failed moves
                                       per loop, per agent" (Figs. 8, 9); NaN when loops = 0 */
+  /* Thesis Ch. 4: mean over the agents that reached their goals, and whose optimal distance is
+   * known and positive, of travel distance / optimal distance (under patrol, over 2 x loops
+   * times the optimal distance); NaN when there are none. */
+  double suboptimality;
   /* Direction maps (seed 004 Sec. 3; algorithms with a direction map, `dm`). */
   double coherence;                /* of the direction map at the end; NaN for other algorithms */
   mapf_sample *coherence_series;   /* every sample_every steps from step 0, owned (free with

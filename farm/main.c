@@ -766,6 +766,14 @@ static int cmd_solve(int argc, char **argv) {
     return e;
   }
   const char *map_path = ia.map_path;
+  /* As `run` does: a single agent's optimal distance, for its suboptimality. */
+  if (inst->n == 1 && mapf_astar_fill_optimal(g, inst) != MAPF_OK) {
+    fprintf(stderr, "mapfarm: error: out of memory\n");
+    mapf_instance_free(inst);
+    mapf_grid_free(g);
+    free(md.env);
+    return EXIT_FAILED_JOBS;
+  }
 
   int status = 0;
   if (export_path) {
@@ -864,6 +872,13 @@ static int cmd_solve(int argc, char **argv) {
       printf("pushes: %lld\n", (long long)res.pushes);
       printf("searches: %lld\n", (long long)res.searches);
       printf("deadlocks_broken: %lld\n", (long long)res.deadlocks_broken);
+      print_metric("suboptimality", res.suboptimality);
+      if (res.loops > 0) {
+        printf("loops: %d\n", (int)res.loops);
+        printf("loops_done: %lld\n", (long long)res.loops_done);
+        print_metric("failed_moves_per_loop", res.failed_moves_per_loop);
+      }
+      if (!isnan(res.coherence)) print_metric("coherence", res.coherence);
     }
     mapf_result_clear(&res);
   }

@@ -64,6 +64,8 @@ typedef struct merger {
   int conflict_at[NCONFLICT];     /* index of each conflict column in results */
   int32_t shown_from;             /* res->shown[shown_from..] are the current input's */
   sqlite3_stmt *find_result, *put_result, *clear_agents, *put_agent;
+  sqlite3_stmt *clear_series, *put_series; /* coherence_series of OUT */
+  sqlite3_stmt *in_series;                 /* of the current input; NULL when it has none */
   sqlite3_stmt *find_run, *put_run, *end_run;
   farm_merge_result *res;
   char *err;
@@ -144,13 +146,45 @@ static char *insert_sql(const char *table, const col_list *c) {
   return sqlite3_str_finish(str);
 }
 
-/* "SELECT [first, ]cols FROM table[ tail]", or NULL when out of memory. */
-static char *select_sql(const char *first, const col_list *c, const char *table,
-                        const char *tail) {
+/* 1 when table of db has column col. */
+static int has_column(sqlite3 *db, const char *table, const char *col) {
+  sqlite3_stmt *s = NULL;
+  int found = 0;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &s,
+                         NULL) == SQLITE_OK) {
+    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, col, -1, SQLITE_STATIC);
+    found = sqlite3_step(s) == SQLITE_ROW;
+  }
+  sqlite3_finalize(s);
+  return found;
+}
+
+/* "SELECT [first, ]cols FROM table[ tail]" on the input in, or NULL when out of memory. A
+ * column of OUT that an input of the older schema version lacks (farm/store.h) is selected as
+ * OUT's default for it (NULL, or loops' 0). */
+static char *select_sql(sqlite3 *in, sqlite3 *out, const char *first, const col_list *c,
+                        const char *table, const char *tail) {
   sqlite3_str *str = sqlite3_str_new(NULL);
   sqlite3_str_appendall(str, "SELECT ");
   if (first) sqlite3_str_appendf(str, "\"%w\", ", first);
-  append_names(str, c);
+  for (int i = 0; i < c->n; i++) {
+    const char *sep = i ? ", " : "";
+    if (has_column(in, table, c->name[i])) {
+      sqlite3_str_appendf(str, "%s\"%w\"", sep, c->name[i]);
+      continue;
+    }
+    sqlite3_stmt *d = NULL;
+    const char *dflt = NULL;
+    if (sqlite3_prepare_v2(out, "SELECT dflt_value FROM pragma_table_info(?1) WHERE name = ?2",
+                           -1, &d, NULL) == SQLITE_OK) {
+      sqlite3_bind_text(d, 1, table, -1, SQLITE_STATIC);
+      sqlite3_bind_text(d, 2, c->name[i], -1, SQLITE_STATIC);
+      if (sqlite3_step(d) == SQLITE_ROW) dflt = (const char *)sqlite3_column_text(d, 0);
+    }
+    sqlite3_str_appendf(str, "%s%s", sep, dflt ? dflt : "NULL");
+    sqlite3_finalize(d);
+  }
   sqlite3_str_appendf(str, " FROM \"%w\"%s%s", table, tail ? " " : "", tail ? tail : "");
   return sqlite3_str_finish(str);
 }
@@ -217,6 +251,12 @@ static int merger_init(merger *m) {
                     &m->clear_agents, p, m->err, m->errlen) < 0 ||
       prepare_owned(m->out, insert_sql("agent_results", &m->agents), &m->put_agent, p, m->err,
                     m->errlen) < 0 ||
+      prepare_owned(m->out, dup_sql("DELETE FROM coherence_series WHERE result_id = ?1"),
+                    &m->clear_series, p, m->err, m->errlen) < 0 ||
+      prepare_owned(m->out,
+                    dup_sql("INSERT INTO coherence_series (result_id, step, coherence) VALUES "
+                            "(?1, ?2, ?3)"),
+                    &m->put_series, p, m->err, m->errlen) < 0 ||
       prepare_owned(m->out, dup_sql("SELECT run_id, status FROM runs WHERE run_uid = ?1"),
                     &m->find_run, p, m->err, m->errlen) < 0 ||
       prepare_owned(m->out, insert_sql("runs", &m->runs), &m->put_run, p, m->err, m->errlen) <
@@ -234,6 +274,8 @@ static void merger_free(merger *m) {
   sqlite3_finalize(m->put_result);
   sqlite3_finalize(m->clear_agents);
   sqlite3_finalize(m->put_agent);
+  sqlite3_finalize(m->clear_series);
+  sqlite3_finalize(m->put_series);
   sqlite3_finalize(m->find_run);
   sqlite3_finalize(m->put_run);
   sqlite3_finalize(m->end_run);
@@ -458,6 +500,27 @@ static int copy_agents(merger *m, int32_t idx, sqlite3_stmt *in_agents, int64_t 
             sqlite3_errmsg(sqlite3_db_handle(in_agents)));
     return -1;
   }
+  /* The job's coherence samples, the same way. */
+  sqlite3_bind_int64(m->clear_series, 1, out_id);
+  if (step_out(m, m->clear_series, fi->path, "cannot clear orphan coherence rows", bad) < 0)
+    return -1;
+  if (!m->in_series) return 0;
+  sqlite3_bind_int64(m->in_series, 1, in_id);
+  while ((rc = sqlite3_step(m->in_series)) == SQLITE_ROW) {
+    sqlite3_bind_int64(m->put_series, 1, out_id);
+    sqlite3_bind_value(m->put_series, 2, sqlite3_column_value(m->in_series, 0));
+    sqlite3_bind_value(m->put_series, 3, sqlite3_column_value(m->in_series, 1));
+    if (step_out(m, m->put_series, fi->path, "cannot copy a coherence row", bad) < 0) {
+      sqlite3_reset(m->in_series);
+      return -1;
+    }
+  }
+  sqlite3_reset(m->in_series);
+  if (rc != SQLITE_DONE) {
+    set_err(m->err, m->errlen, "%s: cannot read coherence rows: %s", fi->path,
+            sqlite3_errmsg(sqlite3_db_handle(m->in_series)));
+    return -1;
+  }
   return 0;
 }
 
@@ -566,14 +629,19 @@ static int merge_one(merger *m, int32_t idx) {
     set_err(m->err, m->errlen, "%s: cannot read: %s", path, sqlite3_errmsg(in));
     goto done;
   }
-  if (prepare_owned(in, select_sql("run_id", &m->runs, "runs", "ORDER BY run_id"), &in_runs,
-                    path, msg, sizeof msg) < 0 ||
-      prepare_owned(in, select_sql(NULL, &m->results, "results", "ORDER BY id"), &in_res, path,
-                    msg, sizeof msg) < 0 ||
+  if (prepare_owned(in, select_sql(in, m->out, "run_id", &m->runs, "runs", "ORDER BY run_id"),
+                    &in_runs, path, msg, sizeof msg) < 0 ||
+      prepare_owned(in, select_sql(in, m->out, NULL, &m->results, "results", "ORDER BY id"),
+                    &in_res, path, msg, sizeof msg) < 0 ||
       prepare_owned(in,
-                    select_sql(NULL, &m->agents, "agent_results",
+                    select_sql(in, m->out, NULL, &m->agents, "agent_results",
                                "WHERE result_id = ?1 ORDER BY agent"),
-                    &in_agents, path, msg, sizeof msg) < 0) {
+                    &in_agents, path, msg, sizeof msg) < 0 ||
+      (has_column(in, "coherence_series", "result_id") &&
+       prepare_owned(in,
+                     dup_sql("SELECT step, coherence FROM coherence_series WHERE result_id = "
+                             "?1 ORDER BY step"),
+                     &m->in_series, path, msg, sizeof msg) < 0)) {
     set_err(m->err, m->errlen, "%s (not the database layout of this mapfarm)", msg);
     rc = FARM_MERGE_BAD_INPUT;
     goto done;
@@ -599,6 +667,8 @@ done:
   sqlite3_finalize(in_runs);
   sqlite3_finalize(in_res);
   sqlite3_finalize(in_agents);
+  sqlite3_finalize(m->in_series);
+  m->in_series = NULL;
   if (!sqlite3_get_autocommit(in)) sqlite3_exec(in, "COMMIT", NULL, NULL, NULL);
   farm_store_close(st);
   free(ids);

@@ -2369,12 +2369,16 @@ static void parse_execution(pctx *c, farm_plan *plan, const pnode *v) {
   plan->execution = (mapf_execution)e;
 }
 
-enum { K_NAME, K_SEED, K_MAPS, K_SCENARIOS, K_DEFAULTS, K_ALGORITHMS, K_LIMITS, K_EXECUTION, K_N };
+enum {
+  K_NAME, K_SEED, K_MAPS, K_SCENARIOS, K_DEFAULTS, K_ALGORITHMS, K_LIMITS, K_EXECUTION,
+  K_COHERENCE_EVERY, K_N
+};
 
 static void parse_root(pctx *c, farm_plan *plan, const pnode *root, const char *dir,
                        const farm_plan_opts *opts) {
   static const char *const keys[K_N] = {"name",     "seed",       "maps",   "scenarios",
-                                        "defaults", "algorithms", "limits", "execution"};
+                                        "defaults", "algorithms", "limits", "execution",
+                                        "coherence_every"};
   char fbuf[80];
   if (!root || is_null(root)) {
     perr(c, root ? root->line : 1, root ? root->col : 1,
@@ -2414,6 +2418,10 @@ static void parse_root(pctx *c, farm_plan *plan, const pnode *root, const char *
   free(bases);
   if (f[K_LIMITS].val) parse_limits(c, plan, f[K_LIMITS].val);
   if (f[K_EXECUTION].val) parse_execution(c, plan, f[K_EXECUTION].val);
+  long long every;
+  if (f[K_COHERENCE_EVERY].val &&
+      get_int(c, f[K_COHERENCE_EVERY].val, "coherence_every", 0, LLONG_MAX, &every) == 0)
+    plan->coherence_every = every;
   if (c->nerr || c->stop) return;
   /* The size of the job space, before anything is loaded or run. */
   long long per_map = 0, combos = 0;
@@ -2512,6 +2520,7 @@ int farm_plan_parse(const char *text, size_t len, const char *path, const farm_p
   mapf_hash128_hex(mapf_hash128_of(text, len), plan->hash);
   plan->seed = 1;
   plan->limits.steps = 10000;
+  plan->coherence_every = 100;
   plan->limits.seconds = 0;
   plan->limits.expansions = 0;
   plan->execution = MAPF_EXEC_CHAINS;

@@ -114,6 +114,9 @@ typedef struct farm_plan {
   int32_t nalgos;
   mapf_limits limits;      /* default: steps 10000, no seconds, no expansions budget */
   mapf_execution execution;/* default chains */
+  /* Steps between the direction-map coherence samples of dm jobs (coherence_series); 0: none.
+   * Not part of job keys: it changes what is recorded, not the run. Default 100. */
+  int64_t coherence_every;
 } farm_plan;
 
 /* Where map paths are looked up, after the plan's own directory. */

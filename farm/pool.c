@@ -1,6 +1,8 @@
 /* pool.c: the worker pool (pool.h). */
 #include "pool.h"
 
+#include "astar.h"
+
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +143,15 @@ static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
     return;
   }
   const farm_plan *plan = sp->plan;
+  /* A single agent's optimal distance gives its suboptimality (thesis Ch. 4); one A* search,
+   * small beside the run. Larger instances know it only from a .scen file. */
+  if (inst->n == 1 && mapf_astar_fill_optimal(sp->grids[j->map], inst) != MAPF_OK) {
+    mapf_instance_free(inst);
+    out->res.status = MAPF_STATUS_ERROR;
+    out->res.agents = j->agents;
+    snprintf(out->res.message, sizeof out->res.message, "out of memory");
+    return;
+  }
   mapf_run_config cfg = {0};
   cfg.grid = sp->grids[j->map];
   cfg.inst = inst;
@@ -148,6 +159,7 @@ static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
   cfg.params = j->params;
   cfg.limits = plan->limits;
   cfg.execution = plan->execution;
+  cfg.sample_every = plan->coherence_every;
   cfg.seed = j->seed;
   mapf_run(ws, &cfg, &out->res, &d); /* on error, res carries status and message */
   mapf_instance_free(inst);

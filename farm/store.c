@@ -63,9 +63,11 @@ struct farm_store {
   int readonly; /* opened with FARM_STORE_READONLY */
   sqlite3_stmt *begin, *commit, *rollback;
   sqlite3_stmt *put_result, *find_id, *clear_agents, *put_agent, *agents_max;
-  /* The largest result_id in agent_results, read at the start of each batch (another shard
-   * may write the same file between batches) and raised as rows are written. */
-  int64_t agents_top;
+  sqlite3_stmt *clear_series, *put_sample, *series_max;
+  /* The largest result_id in agent_results and in coherence_series, read at the start of each
+   * batch (another shard may write the same file between batches) and raised as rows are
+   * written. */
+  int64_t agents_top, series_top;
   sqlite3_stmt *run_begin, *run_end;
   sqlite3_stmt *keys;
 };
@@ -80,9 +82,10 @@ static const char sql_put_result[] =
     "completed, mean_completion_steps, mean_completion_steps_capped, mean_completion_seconds, "
     "mean_completion_seconds_capped, mean_travel_distance, steps, wall_seconds, expansions, "
     "planning_seconds, max_step_planning_seconds, failed_moves, pushes, searches, "
-    "deadlocks_broken, plan_index, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+    "deadlocks_broken, plan_index, finished_at, suboptimality, loops, loops_done, "
+    "failed_moves_per_loop, coherence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
     "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
-    "?28, ?29, ?30, ?31, ?32) ON CONFLICT (job_key) DO UPDATE SET "
+    "?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37) ON CONFLICT (job_key) DO UPDATE SET "
     "run_id = excluded.run_id, map = excluded.map, map_hash = excluded.map_hash, "
     "generator = excluded.generator, agents = excluded.agents, instance = "
     "excluded.instance, algorithm = excluded.algorithm, label = excluded.label, "
@@ -99,7 +102,9 @@ static const char sql_put_result[] =
     "excluded.max_step_planning_seconds, failed_moves = excluded.failed_moves, pushes "
     "= excluded.pushes, searches = excluded.searches, deadlocks_broken = "
     "excluded.deadlocks_broken, plan_index = excluded.plan_index, finished_at = "
-    "excluded.finished_at "
+    "excluded.finished_at, suboptimality = excluded.suboptimality, loops = excluded.loops, "
+    "loops_done = excluded.loops_done, failed_moves_per_loop = "
+    "excluded.failed_moves_per_loop, coherence = excluded.coherence "
     "WHERE results.status = 'error'";
 
 /* The id of a replaced error row (the upsert's UPDATE sets no last-insert rowid). */
@@ -113,12 +118,17 @@ static const char sql_find_id[] = "SELECT id FROM results WHERE job_key = ?1";
  * nothing to remove, and a new row's id nearly always is (a statement per job saved). */
 static const char sql_clear_agents[] = "DELETE FROM agent_results WHERE result_id = ?1";
 static const char sql_agents_max[] = "SELECT coalesce(max(result_id), 0) FROM agent_results";
+static const char sql_clear_series[] = "DELETE FROM coherence_series WHERE result_id = ?1";
+static const char sql_series_max[] =
+    "SELECT coalesce(max(result_id), 0) FROM coherence_series";
+static const char sql_put_sample[] =
+    "INSERT INTO coherence_series (result_id, step, coherence) VALUES (?1, ?2, ?3)";
 
 static const char sql_put_agent[] =
     "INSERT INTO agent_results (result_id, agent, start_x, start_y, goal_x, goal_y, "
     "final_x, final_y, reached, completion_step, completion_seconds, travel_distance, "
-    "expansions, failed_moves, pushed, searches) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-    "?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+    "expansions, failed_moves, pushed, searches, optimal_distance, loops_done) VALUES (?1, ?2, "
+    "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
 
 /* runs.run_uid, the run's identity across databases (`mapfarm merge` matches runs on it), is
  * left to its column default: 16 random bytes from SQLite's generator, which the OS seeds. */
@@ -163,7 +173,9 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *out) {
 /* Decides what the database on db holds, through queries that only read. Sets *fresh to 1 for
  * an empty database (no application_id, no schema objects: a new or empty file), to 0 for a
  * mapfarm database of our schema version. Anything else is refused: -1 with err. */
-static int classify(sqlite3 *db, const char *path, int *fresh, char *err, size_t errlen) {
+static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *err,
+                    size_t errlen) {
+  *old = 0;
   int64_t app = 0, version = 0, objects = 0, ours = 0;
   int rc = query_int(db, "PRAGMA application_id", &app);
   if (rc == SQLITE_OK) rc = query_int(db, "PRAGMA user_version", &version);
@@ -200,16 +212,22 @@ static int classify(sqlite3 *db, const char *path, int *fresh, char *err, size_t
             path);
     return -1;
   }
+  if (version == FARM_SCHEMA_UPGRADABLE) {
+    *old = 1;
+    *fresh = 0;
+    return 0;
+  }
   if (version != FARM_SCHEMA_VERSION) {
-    /* No migration: an older file stays readable by the mapfarm that wrote it. */
+    /* No migration from older versions: such a file stays readable by the mapfarm that
+     * wrote it. */
     set_err(err, errlen,
             "%s: mapfarm database of schema version %" PRId64 "%s; this mapfarm reads schema "
-            "version %d only; left untouched",
+            "versions %d and %d only; left untouched",
             path, version,
             version > FARM_SCHEMA_VERSION ? " (written by a newer mapfarm)"
             : version > 0                 ? " (written by an older mapfarm)"
                                           : "",
-            FARM_SCHEMA_VERSION);
+            FARM_SCHEMA_UPGRADABLE, FARM_SCHEMA_VERSION);
     return -1;
   }
   *fresh = 0;
@@ -218,7 +236,7 @@ static int classify(sqlite3 *db, const char *path, int *fresh, char *err, size_t
 
 /* Inspects an existing file through a read-only connection, which writes nothing (no journal,
  * no header change), so a file we refuse stays byte-identical. */
-static int probe(const char *path, int *fresh, char *err, size_t errlen) {
+static int probe(const char *path, int *fresh, int *old, char *err, size_t errlen) {
   sqlite3 *db = NULL;
   int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
   if (rc != SQLITE_OK) {
@@ -227,7 +245,7 @@ static int probe(const char *path, int *fresh, char *err, size_t errlen) {
     return -1;
   }
   sqlite3_busy_timeout(db, FARM_STORE_BUSY_MS);
-  int r = classify(db, path, fresh, err, errlen);
+  int r = classify(db, path, fresh, old, err, errlen);
   sqlite3_close(db);
   return r;
 }
@@ -278,7 +296,8 @@ static int create_schema(sqlite3 *db, const char *path, char *err, size_t errlen
   if (exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) < 0)
     return -1;
   int fresh = 0;
-  if (classify(db, path, &fresh, err, errlen) < 0) goto fail;
+  int old = 0;
+  if (classify(db, path, &fresh, &old, err, errlen) < 0) goto fail;
   if (fresh) {
     char pragmas[128];
     snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %ld; PRAGMA user_version = %d;",
@@ -441,6 +460,41 @@ static int shadow_views(sqlite3 *db, const char *path, char *err, size_t errlen)
   return stale < 0 ? -1 : 0;
 }
 
+/* Schema version 2 to 3: new columns at the end of their tables, in schema.sql's order, and the
+ * coherence_series table; no row changes (the new columns are NULL, loops 0: version-2 jobs
+ * were one-way). */
+static const char upgrade_sql[] =
+    "ALTER TABLE results ADD COLUMN suboptimality REAL;"
+    "ALTER TABLE results ADD COLUMN loops INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE results ADD COLUMN loops_done INTEGER;"
+    "ALTER TABLE results ADD COLUMN failed_moves_per_loop REAL;"
+    "ALTER TABLE results ADD COLUMN coherence REAL;"
+    "ALTER TABLE agent_results ADD COLUMN optimal_distance REAL;"
+    "ALTER TABLE agent_results ADD COLUMN loops_done INTEGER;"
+    "CREATE TABLE coherence_series (result_id INTEGER NOT NULL, step INTEGER NOT NULL, "
+    "coherence REAL, PRIMARY KEY (result_id, step)) WITHOUT ROWID;";
+
+/* Upgrades a file of FARM_SCHEMA_UPGRADABLE in one transaction, checking the version again
+ * under the write lock (another process may have upgraded it since). */
+static int upgrade(sqlite3 *db, const char *path, char *err, size_t errlen) {
+  if (exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) < 0)
+    return -1;
+  int fresh = 0, old = 0;
+  if (classify(db, path, &fresh, &old, err, errlen) < 0) goto fail;
+  if (old) {
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", FARM_SCHEMA_VERSION);
+    if (exec_sql(db, path, upgrade_sql, "cannot upgrade the schema", err, errlen) < 0 ||
+        exec_sql(db, path, pragma, "cannot upgrade the schema", err, errlen) < 0)
+      goto fail;
+  }
+  if (exec_sql(db, path, "COMMIT", "cannot upgrade the schema", err, errlen) < 0) goto fail;
+  return 0;
+fail:
+  if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  return -1;
+}
+
 static int prepare(farm_store *st, const char *sql, sqlite3_stmt **s, char *err,
                    size_t errlen) {
   if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s, NULL) != SQLITE_OK) {
@@ -488,7 +542,8 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
     set_err(err, errlen, "%s: no such database file", path);
     return -1;
   }
-  if (exists && probe(path, &fresh, err, errlen) < 0) return -1;
+  int old = 0;
+  if (exists && probe(path, &fresh, &old, err, errlen) < 0) return -1;
   if (fresh && mode == FARM_STORE_READONLY) {
     set_err(err, errlen, "%s: empty file, not a mapfarm database", path);
     return -1;
@@ -513,6 +568,9 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
     goto fail;
   }
   sqlite3_extended_result_codes(st->db, 1);
+  /* A misspelt column in double quotes must be an error, not a string literal. */
+  sqlite3_db_config(st->db, SQLITE_DBCONFIG_DQS_DML, 0, (int *)NULL);
+  sqlite3_db_config(st->db, SQLITE_DBCONFIG_DQS_DDL, 0, (int *)NULL);
   /* A larger lookaside pool than SQLite's default (100 slots of 1,200 bytes): the writer's
    * statements then take their record buffers from it instead of malloc (20 calls per job). */
   sqlite3_db_config(st->db, SQLITE_DBCONFIG_LOOKASIDE, NULL, 2048, 512);
@@ -535,6 +593,7 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
                  errlen) < 0)
       goto fail;
     if (fresh && create_schema(st->db, path, err, errlen) < 0) goto fail;
+    if (old && upgrade(st->db, path, err, errlen) < 0) goto fail;
     if (!fresh && refresh_views(st->db, path, err, errlen) < 0) goto fail;
   } else if (shadow_views(st->db, path, err, errlen) < 0) {
     goto fail;
@@ -542,14 +601,20 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
   if (prepare(st, "BEGIN IMMEDIATE", &st->begin, err, errlen) < 0 ||
       prepare(st, "COMMIT", &st->commit, err, errlen) < 0 ||
       prepare(st, "ROLLBACK", &st->rollback, err, errlen) < 0 ||
-      prepare(st, sql_put_result, &st->put_result, err, errlen) < 0 ||
-      prepare(st, sql_find_id, &st->find_id, err, errlen) < 0 ||
-      prepare(st, sql_clear_agents, &st->clear_agents, err, errlen) < 0 ||
-      prepare(st, sql_agents_max, &st->agents_max, err, errlen) < 0 ||
-      prepare(st, sql_put_agent, &st->put_agent, err, errlen) < 0 ||
-      prepare(st, sql_run_begin, &st->run_begin, err, errlen) < 0 ||
-      prepare(st, sql_run_end, &st->run_end, err, errlen) < 0 ||
       prepare(st, sql_keys, &st->keys, err, errlen) < 0)
+    goto fail;
+  /* The statements that write need the current schema (a read-only older file lacks it). */
+  if (!st->readonly &&
+      (prepare(st, sql_put_result, &st->put_result, err, errlen) < 0 ||
+       prepare(st, sql_find_id, &st->find_id, err, errlen) < 0 ||
+       prepare(st, sql_clear_agents, &st->clear_agents, err, errlen) < 0 ||
+       prepare(st, sql_clear_series, &st->clear_series, err, errlen) < 0 ||
+       prepare(st, sql_agents_max, &st->agents_max, err, errlen) < 0 ||
+       prepare(st, sql_series_max, &st->series_max, err, errlen) < 0 ||
+       prepare(st, sql_put_agent, &st->put_agent, err, errlen) < 0 ||
+       prepare(st, sql_put_sample, &st->put_sample, err, errlen) < 0 ||
+       prepare(st, sql_run_begin, &st->run_begin, err, errlen) < 0 ||
+       prepare(st, sql_run_end, &st->run_end, err, errlen) < 0))
     goto fail;
   *out = st;
   return 0;
@@ -568,6 +633,9 @@ void farm_store_close(farm_store *st) {
   sqlite3_finalize(st->find_id);
   sqlite3_finalize(st->clear_agents);
   sqlite3_finalize(st->agents_max);
+  sqlite3_finalize(st->series_max);
+  sqlite3_finalize(st->clear_series);
+  sqlite3_finalize(st->put_sample);
   sqlite3_finalize(st->put_agent);
   sqlite3_finalize(st->run_begin);
   sqlite3_finalize(st->run_end);
@@ -732,6 +800,12 @@ static int agents_max(farm_store *st, char *err, size_t errlen) {
   if (rc == SQLITE_ROW) st->agents_top = sqlite3_column_int64(st->agents_max, 0);
   else set_err(err, errlen, "%s: cannot read agent_results: %s", st->path, sqlite3_errmsg(st->db));
   sqlite3_reset(st->agents_max);
+  if (rc != SQLITE_ROW) return -1;
+  rc = sqlite3_step(st->series_max);
+  if (rc == SQLITE_ROW) st->series_top = sqlite3_column_int64(st->series_max, 0);
+  else set_err(err, errlen, "%s: cannot read coherence_series: %s", st->path,
+               sqlite3_errmsg(st->db));
+  sqlite3_reset(st->series_max);
   return rc == SQLITE_ROW ? 0 : -1;
 }
 
@@ -795,6 +869,20 @@ static int put_agents(farm_store *st, const farm_record *r, int64_t id, char *er
   } else {
     st->agents_top = id;
   }
+  /* The same for the coherence samples. */
+  if (id <= st->series_top) {
+    sqlite3_bind_int64(st->clear_series, 1, id);
+    if (step_done(st, st->clear_series, "cannot clear orphan coherence rows", err, errlen) < 0)
+      return -1;
+  }
+  if (res->coherence_samples > 0 && id > st->series_top) st->series_top = id;
+  for (int32_t k = 0; k < res->coherence_samples; k++) {
+    sqlite3_bind_int64(st->put_sample, 1, id);
+    sqlite3_bind_int64(st->put_sample, 2, res->coherence_series[k].step);
+    bind_real(st->put_sample, 3, res->coherence_series[k].value);
+    if (step_done(st, st->put_sample, "cannot write a coherence row", err, errlen) < 0)
+      return -1;
+  }
   sqlite3_stmt *s = st->put_agent;
   for (int32_t a = 0; a < res->agents; a++) {
     const mapf_agent_result *ag = &res->agent[a];
@@ -820,6 +908,8 @@ static int put_agents(farm_store *st, const farm_record *r, int64_t id, char *er
     sqlite3_bind_int64(s, 14, ag->failed_moves);
     sqlite3_bind_int64(s, 15, ag->pushed);
     sqlite3_bind_int64(s, 16, ag->searches);
+    bind_real(s, 17, ag->optimal_distance);
+    sqlite3_bind_int(s, 18, ag->loops_done);
     if (step_done(st, s, "cannot write an agent row", err, errlen) < 0) return -1;
   }
   return 0;
@@ -869,9 +959,14 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
     sqlite3_bind_int64(s, 28, res->pushes);
     sqlite3_bind_int64(s, 29, res->searches);
     sqlite3_bind_int64(s, 30, res->deadlocks_broken);
+    bind_real(s, 33, res->suboptimality);
+    sqlite3_bind_int64(s, 35, res->loops_done);
+    bind_real(s, 36, res->failed_moves_per_loop);
+    bind_real(s, 37, res->coherence);
   }
   sqlite3_bind_int64(s, 31, r->plan_index);
   sqlite3_bind_text(s, 32, now, 20, SQLITE_STATIC);
+  sqlite3_bind_int(s, 34, res->loops);
   /* One row changed: a new row, whose id is the last inserted rowid (a new one: ids are never
    * those of rows still present), or a replaced error row, for which that rowid stays as it
    * was (agent_results, WITHOUT ROWID, never sets it). None: the key was there; left alone. */

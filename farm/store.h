@@ -19,7 +19,9 @@
 
 /* PRAGMA application_id of a mapfarm database ("mapf"), and the schema version. */
 #define FARM_APPLICATION_ID 0x6d617066
-#define FARM_SCHEMA_VERSION 2
+#define FARM_SCHEMA_VERSION 3
+/* The older version this mapfarm upgrades in place when it opens a file for writing. */
+#define FARM_SCHEMA_UPGRADABLE 2
 
 typedef struct farm_store farm_store;
 
@@ -31,7 +33,9 @@ enum {
 /* Opens (or creates) a results database. An existing file that is not SQLite, or a SQLite
  * database that is not a mapfarm database (other application_id, or tables but no mapfarm
  * schema) or not of FARM_SCHEMA_VERSION (an older or newer mapfarm's), is refused and left
- * untouched. Either way the connection then sees the views of this mapfarm's
+ * untouched, except a file of FARM_SCHEMA_UPGRADABLE: FARM_STORE_CREATE adds the newer
+ * columns and tables to it in one transaction (nothing else changes), and FARM_STORE_READONLY
+ * reads it as it is (the newer columns are missing there). Either way the connection then sees the views of this mapfarm's
  * schema/views.sql: where a file's views differ (written by an older mapfarm of the same
  * schema version), FARM_STORE_CREATE drops and recreates them in one transaction, and
  * FARM_STORE_READONLY creates them as TEMP views on the connection, leaving the file as it is.

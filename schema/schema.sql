@@ -3,9 +3,12 @@
 -- This file is compiled into the binary (cmake/embed.cmake) and run once, in one transaction,
 -- when farm/store.c creates a database; views.sql follows it. farm/store.c then sets
 --   PRAGMA application_id = 0x6d617066  ("mapf", FARM_APPLICATION_ID in farm/store.h)
---   PRAGMA user_version   = 2           (FARM_SCHEMA_VERSION: bump it with any change here once
---                                          released. Version 1 keyed agent_results by job_key;
---                                          a file of another version is refused, untouched)
+--   PRAGMA user_version   = 3           (FARM_SCHEMA_VERSION: bump it with any change here once
+--                                          released. Version 1 keyed agent_results by job_key,
+--                                          and is refused, untouched. Version 2 lacked the
+--                                          columns marked "schema version 3" and the table
+--                                          coherence_series: farm/store.c adds them when it
+--                                          opens such a file for writing (upgrade_sql))
 -- and opens every connection with journal_mode=WAL and synchronous=NORMAL.
 --
 -- Conventions:
@@ -91,7 +94,16 @@ CREATE TABLE results (
   pushes                         INTEGER,
   searches                       INTEGER,
   deadlocks_broken               INTEGER,
-  finished_at  TEXT NOT NULL             -- when the row was written
+  finished_at  TEXT NOT NULL,            -- when the row was written
+  -- Added in schema version 3 (at the end, so that a version-2 file upgraded with ALTER TABLE
+  -- has the same columns in the same order):
+  suboptimality          REAL,           -- thesis Ch. 4: mean over agents that arrived and whose
+                                         -- optimal distance is known (agent_results) of travel
+                                         -- distance / optimal distance; NULL if none
+  loops                  INTEGER NOT NULL DEFAULT 0, -- patrol loops per agent (0: one-way)
+  loops_done             INTEGER,        -- patrol loops completed, all agents
+  failed_moves_per_loop  REAL,           -- failed_moves / (agents x loops); NULL if one-way
+  coherence              REAL            -- direction-map coherence at the end (dm); NULL else
 );
 
 -- The reports group by map and label and list them in plan order (the smallest plan_index of
@@ -126,5 +138,18 @@ CREATE TABLE agent_results (
   failed_moves       INTEGER,           -- wanted to move, was blocked
   pushed             INTEGER,           -- times pushed off its goal
   searches           INTEGER,           -- searches (replans)
+  -- Added in schema version 3:
+  optimal_distance   REAL,              -- shortest start-goal distance (.scen optimal_length,
+                                        -- or A* for single-agent jobs); NULL if unknown
+  loops_done         INTEGER,           -- patrol loops completed (0 for one-way problems)
   PRIMARY KEY (result_id, agent)
+) WITHOUT ROWID;
+
+-- The direction-map coherence of a dm job over time (seed 004), every `coherence_every`
+-- steps of the plan from step 0; none for other algorithms. Keyed like agent_results.
+CREATE TABLE coherence_series (
+  result_id  INTEGER NOT NULL,          -- results.id of its job
+  step       INTEGER NOT NULL,
+  coherence  REAL,
+  PRIMARY KEY (result_id, step)
 ) WITHOUT ROWID;

@@ -319,6 +319,97 @@ Test(cli, dataset_writes_labelled_images_and_a_seeded_split) {
   free(err);
 }
 
+/* Schema version 3's metrics as `run` stores them: patrol loops and failed moves per loop,
+ * dm's coherence and its series every coherence_every steps, single agents' suboptimality
+ * from their A* distance. */
+Test(cli, run_stores_patrol_coherence_and_suboptimality) {
+  char plan[600], db[512], *err;
+  snprintf(plan, sizeof plan, "%s/tests/data/cli/dm.yaml", MAPFARM_SOURCE_DIR);
+  snprintf(db, sizeof db, "%s/dm.db", tmpdir);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(err);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE generator LIKE 'patrol%' AND "
+                             "loops = 2 AND failed_moves_per_loop IS NOT NULL AND "
+                             "loops_done = 20"),
+               3);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE loops = 0 AND "
+                             "failed_moves_per_loop IS NULL"),
+               9);
+  /* dm jobs have a coherence and a series; others have neither. */
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE algorithm = 'dm' AND "
+                             "coherence BETWEEN -1 AND 1"),
+               8);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE algorithm <> 'dm' AND "
+                             "coherence IS NOT NULL"),
+               0);
+  /* Patrol runs of up to 2,000 steps sampled every 50 steps from step 0. */
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM coherence_series AS c JOIN results AS r ON "
+                             "r.id = c.result_id WHERE r.algorithm <> 'dm' OR c.step % 50 <> 0"),
+               0);
+  cr_assert_eq(query_int(db, "SELECT min(n) FROM (SELECT count(*) AS n FROM results AS r JOIN "
+                             "coherence_series AS c ON c.result_id = r.id WHERE r.algorithm = "
+                             "'dm' AND r.loops = 2 GROUP BY r.id)"),
+               query_int(db, "SELECT min(steps / 50 + 1) FROM results WHERE algorithm = 'dm' "
+                             "AND loops = 2"));
+  /* Single agents: an A* distance, and travel / optimal >= 1 for those that arrived. */
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM agent_results AS a JOIN results AS r ON "
+                             "r.id = a.result_id WHERE r.agents = 1 AND a.optimal_distance > 0"),
+               9);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE agents = 1 AND status = 'ok' "
+                             "AND suboptimality >= 1 - 1e-9"),
+               query_int(db, "SELECT count(*) FROM results WHERE agents = 1 AND status = 'ok'"));
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE agents > 1 AND suboptimality "
+                             "IS NOT NULL"),
+               0);
+}
+
+/* A file of schema version 2 (without version 3's columns and table) is read as it is, and
+ * upgraded in place, its rows kept, when a run opens it for writing. */
+Test(cli, a_schema_2_file_is_read_and_upgraded_in_place) {
+  char plan[600], db[512], *out, *err;
+  snprintf(plan, sizeof plan, "%s/tests/data/cli/small.yaml", MAPFARM_SOURCE_DIR);
+  snprintf(db, sizeof db, "%s/v2.db", tmpdir);
+  char schema_path[600];
+  snprintf(schema_path, sizeof schema_path, "%s/tests/data/schema-v2.sql", MAPFARM_SOURCE_DIR);
+  char *schema = test_slurp_text(schema_path);
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+  char *msg = NULL;
+  int rc = sqlite3_exec(h, schema, NULL, NULL, &msg);
+  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
+  /* One job of version 2 with one agent row, as an older mapfarm wrote them. */
+  rc = sqlite3_exec(
+      h,
+      "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 2;"
+      "INSERT INTO results (job_key, map, map_hash, generator, agents, instance, algorithm, "
+      "label, params, seed, status, completion_rate, mean_travel_distance, finished_at) VALUES "
+      "('0123456789abcdef0123456789abcdef', 'm', '0000000000000001', 'random', 1, 0, 'bmaa', "
+      "'BMAA*', '{}', '0000000000000002', 'ok', 1.0, 7.5, '2026-01-01T00:00:00Z');"
+      "INSERT INTO agent_results (result_id, agent, start_x, start_y, goal_x, goal_y, reached, "
+      "travel_distance) VALUES (1, 0, 0, 0, 1, 1, 1, 7.5);",
+      NULL, NULL, &msg);
+  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
+  sqlite3_close(h);
+  free(schema);
+  cr_assert_eq(mapfarm(&out, &err, "report --db '%s' completion-rate", db), 0, "%s", err);
+  cr_assert(strstr(out, "BMAA*"), "%s", out);
+  free(out);
+  free(err);
+  cr_assert_eq(query_int(db, "PRAGMA user_version"), 2, "a read leaves it as it is");
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(err);
+  cr_assert_eq(query_int(db, "PRAGMA user_version"), 3);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results"), 41);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE job_key = "
+                             "'0123456789abcdef0123456789abcdef' AND loops = 0 AND coherence IS "
+                             "NULL AND mean_travel_distance = 7.5"),
+               1);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM agent_results WHERE result_id = 1 AND "
+                             "optimal_distance IS NULL"),
+               1);
+  cr_assert_eq(query_int(db, "SELECT count(*) FROM coherence_series"), 0);
+}
+
 static void plan_path(char *buf, size_t n, const char *name) {
   snprintf(buf, n, "%s/tests/data/cli/%s", MAPFARM_SOURCE_DIR, name);
 }

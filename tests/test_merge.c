@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "store.h"
 #include "testutil.h"
 
 #ifndef MAPFARM_BINARY
@@ -198,7 +199,7 @@ Test(merge, three_shards_merge_into_the_results_of_one_run) {
                40);
   /* The application id and schema version make it a mapfarm database. */
   cr_assert_eq(query_int("m.db", "PRAGMA application_id"), 0x6d617066);
-  cr_assert_eq(query_int("m.db", "PRAGMA user_version"), 2);
+  cr_assert_eq(query_int("m.db", "PRAGMA user_version"), FARM_SCHEMA_VERSION);
   /* Every agent row belongs to a results row of m.db (their ids were renumbered). */
   cr_assert_eq(query_int("m.db", "SELECT count(*) FROM agent_results AS a WHERE NOT EXISTS "
                                  "(SELECT 1 FROM results AS r WHERE r.id = a.result_id)"),
