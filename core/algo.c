@@ -14,15 +14,15 @@
  * -c flow. */
 static const mapf_param_def bmaa_params[] = {
     {"expansions", MAPF_PARAM_INT, 1, 10000000, 32,
-     "node expansions per RTAA* search (lookahead)"},
+     "node expansions per RTAA* search (lookahead)", NULL},
     {"moves", MAPF_PARAM_INT, 1, 1000000, 32,
-     "moves along a path prefix before the agent searches again"},
+     "moves along a path prefix before the agent searches again", NULL},
     {"vision", MAPF_PARAM_REAL, 0, 1000000, MAPF_SQRT2,
-     "agents within this Euclidean distance are obstacles to the search"},
+     "agents within this Euclidean distance are obstacles to the search", NULL},
     {"push", MAPF_PARAM_BOOL, 0, 1, 0,
-     "an agent may push another off its goal to a free neighbour"},
+     "an agent may push another off its goal to a free neighbour", NULL},
     {"flow", MAPF_PARAM_BOOL, 0, 1, 0,
-     "search FAR's flow-annotated graph (annotations computed lazily and cached)"},
+     "search FAR's flow-annotated graph (annotations computed lazily and cached)", NULL},
 };
 
 
@@ -32,15 +32,16 @@ static const mapf_param_def bmaa_params[] = {
  * parameters in this order. */
 static const mapf_param_def whca_params[] = {
     {"window", MAPF_PARAM_INT, 1, 1024, 8,
-     "steps of each agent's space-time search; beyond them the true distance to the goal"},
+     "steps of each agent's space-time search; beyond them the true distance to the goal", NULL},
     {"replan", MAPF_PARAM_INT, 0, 1024, 0,
-     "steps between rounds in which every agent plans again (0: window / 2, at least 1)"},
+     "steps between rounds in which every agent plans again (0: window / 2, at least 1)", NULL},
     {"rotate", MAPF_PARAM_BOOL, 0, 1, 1,
-     "rotate the agents' priority order every round (false: fixed order, agent index)"},
+     "rotate the agents' priority order every round (false: fixed order, agent index)", NULL},
     {"wait", MAPF_PARAM_REAL, 0, 1000, 1,
-     "search cost of waiting one step off the goal (a wait on the goal is free)"},
+     "search cost of waiting one step off the goal (a wait on the goal is free)", NULL},
     {"memory", MAPF_PARAM_INT, 0, 1048576, 1024,
-     "megabytes of RRA* data per run; past it the least recently used are dropped (0: no limit)"},
+     "megabytes of RRA* data per run; past it the least recently used are dropped (0: no limit)",
+     NULL},
 };
 
 static int whca_check(const mapf_params *p, mapf_diag *d) {
@@ -58,18 +59,48 @@ static int whca_check(const mapf_params *p, mapf_diag *d) {
  * the rules behind it are in core/far.c's head comment. Parameter order is read by far.c. */
 static const mapf_param_def far_params[] = {
     {"reservation", MAPF_PARAM_INT, 1, 64, 3,
-     "moves an agent must reserve ahead (space-time reservation table) before it moves"},
+     "moves an agent must reserve ahead (space-time reservation table) before it moves", NULL},
     {"flow", MAPF_PARAM_BOOL, 0, 1, 1,
-     "plan on the flow-annotated graph (false: the plain grid, as A*-Replan)"},
+     "plan on the flow-annotated graph (false: the plain grid, as A*-Replan)", NULL},
     {"replan_after", MAPF_PARAM_INT, 1, 1000000, 5,
-     "steps blocked before an agent repairs its path locally (and again every as many steps)"},
+     "steps blocked before an agent repairs its path locally (and again every as many steps)",
+     NULL},
 };
 
 static const mapf_param_def astar_replan_params[] = {
     {"reservation", MAPF_PARAM_INT, 1, 64, 3,
-     "moves an agent must reserve ahead (space-time reservation table) before it moves"},
+     "moves an agent must reserve ahead (space-time reservation table) before it moves", NULL},
     {"replan_after", MAPF_PARAM_INT, 1, 1000000, 5,
-     "steps blocked before an agent repairs its path locally (and again every as many steps)"},
+     "steps blocked before an agent repairs its path locally (and again every as many steps)",
+     NULL},
+};
+
+/* Parametrized real-time heuristic search (thesis seed 003, Ch. 4, Algorithm 1; Bulitko 2016).
+ * Ranges are the thesis's (line 303) where it gives them: w in [1, 10], b in [0, 1], lop, da,
+ * expendable. It gives none for wc (it is not among line 303's five parameters): [1, 10] like
+ * w, and >= 1 so that the learned h(n) is never below c + h of the node the agent moves to.
+ * lop's choices are named as in ALGORITHMS.md (the thesis says avg at line 303 and mean at line
+ * 264). The defaults are LRTA* with lookahead 1 (core/rths.c explains why). rths.c reads the
+ * parameters in this order. */
+static const char *const rths_lop[] = {"min", "mean", "median", "max", NULL};
+
+static const mapf_param_def rths_params[] = {
+    {"w", MAPF_PARAM_REAL, 1, 10, 1, "weight of the learned value: h(n) >= w * lop(...)", NULL},
+    {"wc", MAPF_PARAM_REAL, 1, 10, 1,
+     "weight of the edge cost in learning: lop of wc * c(n, n') + h(n')", NULL},
+    {"b", MAPF_PARAM_REAL, 0, 1, 0,
+     "lateral learning: lop combines the b fraction of the neighbours with the lowest "
+     "wc * c + h (0: the lowest one)",
+     NULL},
+    {"lop", MAPF_PARAM_ENUM, 0, 0, 0,
+     "learning operator over those neighbours: min, mean, median or max", rths_lop},
+    {"da", MAPF_PARAM_BOOL, 0, 1, 0,
+     "depression avoidance: consider only the neighbours with the least learning |h - h0|",
+     NULL},
+    {"expendable", MAPF_PARAM_BOOL, 0, 1, 0,
+     "prune the current node from the agent's graph when it learned and its neighbours stay "
+     "connected without it",
+     NULL},
 };
 
 /* Direction maps (Jansen & Sturtevant 2008, seed 004; ALGORITHMS.md, Direction maps). alpha 0.8,
@@ -78,14 +109,14 @@ static const mapf_param_def astar_replan_params[] = {
  * parameters in this order. */
 static const mapf_param_def dm_params[] = {
     {"alpha", MAPF_PARAM_REAL, 0, 1, 0.8,
-     "learning rate of a cell's direction vector: dv = normalize(alpha dv + (1 - alpha) move)"},
+     "learning rate of a cell's direction vector: dv = normalize(alpha dv + (1 - alpha) move)", NULL},
     {"weight", MAPF_PARAM_REAL, 0, 1000, 5,
-     "extra cost of a move fully against the direction map (0: plain A*, the map only recorded)"},
+     "extra cost of a move fully against the direction map (0: plain A*, the map only recorded)", NULL},
     {"vision", MAPF_PARAM_REAL, 0, 1000000, 5,
-     "agents within this Euclidean distance are obstacles to the search"},
+     "agents within this Euclidean distance are obstacles to the search", NULL},
     {"local_radius", MAPF_PARAM_INT, 0, 1024, 0,
      "0: one global map; r > 0: each agent plans with its own map, copied from the global one "
-     "within Euclidean distance r of it after every step"},
+     "within Euclidean distance r of it after every step", NULL},
 };
 
 static const mapf_algo_def algo_table[] = {
@@ -111,6 +142,10 @@ static const mapf_algo_def algo_table[] = {
      "Direction maps: A* agents with edge costs raised against the direction others moved, "
      "replanning on failed moves; global or agent-centric maps (Jansen & Sturtevant 2008)",
      dm_params, (int32_t)(sizeof dm_params / sizeof dm_params[0]), NULL, &mapf__dm_vt},
+    {"rths", "RTHS",
+     "parametrized real-time heuristic search, lookahead 1, one agent's algorithm run by every "
+     "agent alone (thesis Ch. 4, Algorithm 1); the defaults are LRTA*",
+     rths_params, (int32_t)(sizeof rths_params / sizeof rths_params[0]), NULL, &mapf__rths_vt},
 };
 
 int32_t mapf_algo_count(void) { return (int32_t)(sizeof algo_table / sizeof algo_table[0]); }
@@ -151,12 +186,30 @@ static int format_real(double v, char *buf, size_t n) {
   return snprintf(buf, n, "%s", tmp);
 }
 
+int32_t mapf_param_nchoices(const mapf_param_def *pd) {
+  int32_t k = 0;
+  if (pd->type == MAPF_PARAM_ENUM && pd->choices)
+    while (pd->choices[k]) k++;
+  return k;
+}
+
+const char *mapf_param_choice(const mapf_algo_def *def, int32_t i, double value) {
+  const mapf_param_def *pd = &def->params[i];
+  if (!(value >= 0 && value < mapf_param_nchoices(pd) && value == floor(value))) return NULL;
+  return pd->choices[(int32_t)value];
+}
+
 int mapf_param_format(const mapf_algo_def *def, int32_t i, double value, char *buf, size_t n) {
   switch (def->params[i].type) {
   case MAPF_PARAM_BOOL:
     return snprintf(buf, n, "%s", value != 0 ? "true" : "false");
   case MAPF_PARAM_INT:
     return snprintf(buf, n, "%lld", (long long)value);
+  case MAPF_PARAM_ENUM: {
+    /* Choice names are identifiers (no quotes or backslashes to escape). */
+    const char *name = mapf_param_choice(def, i, value);
+    return name ? snprintf(buf, n, "\"%s\"", name) : format_real(value, buf, n);
+  }
   default:
     return format_real(value, buf, n);
   }
@@ -173,14 +226,38 @@ static const char *type_phrase(const mapf_param_def *pd) {
   }
 }
 
+int mapf_param_choice_list(const mapf_param_def *pd, char *buf, size_t n) {
+  size_t len = 0;
+  if (n) buf[0] = '\0';
+  for (int32_t k = 0; k < mapf_param_nchoices(pd); k++) {
+    int w = snprintf(len < n ? buf + len : NULL, len < n ? n - len : 0, "%s%s", k ? ", " : "",
+                     pd->choices[k]);
+    len += (size_t)(w > 0 ? w : 0);
+  }
+  return (int)len;
+}
+
+/* "lop: expected one of min, mean, median, max, found " followed by found, into d. */
+static int enum_error(const mapf_param_def *pd, const char *found, mapf_diag *d) {
+  char list[256];
+  mapf_param_choice_list(pd, list, sizeof list);
+  return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "%s: expected one of %s, found %s", pd->name,
+                       list, found);
+}
+
 int mapf_param_check(const mapf_algo_def *def, int32_t i, double value, mapf_diag *d) {
   const mapf_param_def *pd = &def->params[i];
+  char lo[32], hi[32], found[32];
+  if (pd->type == MAPF_PARAM_ENUM) {
+    if (mapf_param_choice(def, i, value)) return MAPF_OK;
+    format_real(value, found, sizeof found);
+    return enum_error(pd, found, d);
+  }
   int ok = isfinite(value);
   if (ok && pd->type == MAPF_PARAM_BOOL) ok = value == 0 || value == 1;
   if (ok && pd->type == MAPF_PARAM_INT) ok = value == floor(value);
   if (ok && pd->type != MAPF_PARAM_BOOL) ok = value >= pd->min && value <= pd->max;
   if (ok) return MAPF_OK;
-  char lo[32], hi[32], found[32];
   mapf_param_format(def, i, pd->min, lo, sizeof lo);
   mapf_param_format(def, i, pd->max, hi, sizeof hi);
   format_real(value, found, sizeof found);
@@ -203,6 +280,13 @@ int mapf_param_parse(const mapf_algo_def *def, int32_t i, const char *text, doub
     }
     return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "%s: expected a boolean, found \"%s\"",
                          pd->name, text);
+  }
+  if (pd->type == MAPF_PARAM_ENUM) {
+    for (int32_t k = 0; pd->choices && pd->choices[k]; k++)
+      if (strcmp(text, pd->choices[k]) == 0) return *value = k, MAPF_OK;
+    char found[128];
+    snprintf(found, sizeof found, "\"%.100s\"", text);
+    return enum_error(pd, found, d);
   }
   double v;
   if (pd->type == MAPF_PARAM_REAL && (strcmp(text, "sqrt(2)") == 0 || strcmp(text, "sqrt2") == 0)) {

@@ -18,35 +18,35 @@
 static const mapf_param_def cross_params[] = {
     {"side", MAPF_PARAM_INT, -1, 3, -1,
      "side of the starts: 0 left, 1 right, 2 top, 3 bottom, -1 drawn from the seed; goals on "
-     "the opposite side"},
+     "the opposite side", NULL},
     {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells in each side band"},
+     "fraction of the usable cells in each side band", NULL},
 };
 
 static const mapf_param_def swap_params[] = {
     {"axis", MAPF_PARAM_INT, -1, 1, -1,
-     "0: left <-> right, 1: top <-> bottom, -1 drawn from the seed"},
+     "0: left <-> right, 1: top <-> bottom, -1 drawn from the seed", NULL},
     {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells in each side band"},
+     "fraction of the usable cells in each side band", NULL},
 };
 
 static const mapf_param_def centre_params[] = {
     {"inner", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells nearest the centre (the inner region)"},
+     "fraction of the usable cells nearest the centre (the inner region)", NULL},
     {"outer", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells farthest from the centre (the outer region)"},
+     "fraction of the usable cells farthest from the centre (the outer region)", NULL},
 };
 
 static const mapf_param_def tight_params[] = {
     {"density", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.5,
-     "agents per cluster cell: each cluster holds ceil(n / density) cells"},
+     "agents per cluster cell: each cluster holds ceil(n / density) cells", NULL},
 };
 
 static const mapf_param_def wide_params[] = {
     {"density", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.5,
-     "agents per start-cluster cell: the start cluster holds ceil(n / density) cells"},
+     "agents per start-cluster cell: the start cluster holds ceil(n / density) cells", NULL},
     {"wide", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.05,
-     "agents per goal-cluster cell: the goal cluster holds ceil(n / wide) cells"},
+     "agents per goal-cluster cell: the goal cluster holds ceil(n / wide) cells", NULL},
 };
 
 /* patrol (seed 004 Sec. 4): 10 loops and left <-> right are the paper's ("agents must complete
@@ -54,12 +54,12 @@ static const mapf_param_def wide_params[] = {
  * side"). The band is ours, as in cross-sides. generate reads them in this order. */
 static const mapf_param_def patrol_params[] = {
     {"loops", MAPF_PARAM_INT, 1, 1000000, 10,
-     "patrol loops per agent: start to goal and back, this many times"},
+     "patrol loops per agent: start to goal and back, this many times", NULL},
     {"axis", MAPF_PARAM_INT, -1, 1, 0,
      "0: starts left, goals right (the paper's); 1: starts top, goals bottom; -1 drawn from "
-     "the seed"},
+     "the seed", NULL},
     {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells in each side band"},
+     "fraction of the usable cells in each side band", NULL},
 };
 
 #define NPARAMS(a) ((int32_t)(sizeof(a) / sizeof(a)[0]))

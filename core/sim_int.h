@@ -87,5 +87,6 @@ extern const mapf__planner_vt mapf__whca_vt; /* whca.c */
 extern const mapf__planner_vt mapf__far_vt;          /* far.c */
 extern const mapf__planner_vt mapf__astar_replan_vt; /* far.c */
 extern const mapf__planner_vt mapf__dm_vt;           /* dm.c */
+extern const mapf__planner_vt mapf__rths_vt;         /* rths.c */
 
 #endif

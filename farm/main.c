@@ -435,7 +435,8 @@ static int cmd_report(int argc, char **argv) {
   }
   if (!db) return bad_usage("%s needs --db FILE", "report");
   if (!name) return bad_usage("%s needs a report name (completion-rate, completion-time, "
-                              "travel-distance, completion-seconds, portfolio, problem-types)",
+                              "travel-distance, completion-seconds, failed-moves, coherence, "
+                              "suboptimality, portfolio, problem-types)",
                               "report");
   char err[1024];
   farm_store *st = NULL;

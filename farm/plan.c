@@ -1266,7 +1266,10 @@ int farm_algo_label(const farm_algo_spec *as, const mapf_params *p, char *buf, s
     const char *s = as->label_text + part->off;
     size_t k = (size_t)part->len;
     if (part->param >= 0) {
-      int w = mapf_param_format(as->def, part->param, p->v[part->param], val, sizeof val);
+      /* An enumeration's choice without the JSON quotes: a label reads "RTHS lop=median". */
+      const char *choice = mapf_param_choice(as->def, part->param, p->v[part->param]);
+      int w = choice ? snprintf(val, sizeof val, "%s", choice)
+                     : mapf_param_format(as->def, part->param, p->v[part->param], val, sizeof val);
       s = val;
       k = w < 0 ? 0 : (size_t)w < sizeof val ? (size_t)w : sizeof val - 1;
     }
@@ -1671,6 +1674,13 @@ static void parse_dist(pctx *c, entry *e, int32_t i, const pnode *v, dist *d) {
   if (pd->type == MAPF_PARAM_BOOL) {
     perr(c, f[kind].key->line, f[kind].key->col, "%s: %s is a boolean; use choice: [false, true]",
          dist_names[kind], pd->name);
+    return;
+  }
+  if (pd->type == MAPF_PARAM_ENUM) {
+    char list[256];
+    mapf_param_choice_list(pd, list, sizeof list);
+    perr(c, f[kind].key->line, f[kind].key->col, "%s: %s is an enumeration; use choice: [%s]",
+         dist_names[kind], pd->name, list);
     return;
   }
   if (bad(c, r)) return;

@@ -48,13 +48,20 @@ static const report_def report_defs[] = {
      "Completion time (wall-clock seconds, unfinished agents count as the limit or the run's "
      "time)",
      "mean_completion_seconds_capped", 1.0, 3},
+    /* Seed 004's measures (Figs. 7-9) and the thesis's Ch. 4 one; jobs where they are NULL
+     * (one-way problems, algorithms without a direction map, unknown optima) do not count. */
+    {"failed-moves", "Failed moves per agent per patrol loop", "failed_moves_per_loop", 1.0, 2},
+    {"coherence", "Direction-map coherence at the end", "coherence", 1.0, 3},
+    {"suboptimality", "Suboptimality (travel distance / optimal distance)", "suboptimality", 1.0,
+     3},
 };
 #define REPORT_COUNT ((int32_t)(sizeof report_defs / sizeof report_defs[0]))
 
 const char *const farm_report_names[] = {"completion-rate",    "completion-time",
                                          "travel-distance",    "completion-seconds",
-                                         "portfolio",          "problem-types",
-                                         NULL};
+                                         "failed-moves",       "coherence",
+                                         "suboptimality",      "portfolio",
+                                         "problem-types",      NULL};
 
 /* Per map and label: jobs that ran, and the sum and count of the metric's non-NULL values. */
 typedef struct report_acc {

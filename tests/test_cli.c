@@ -126,6 +126,44 @@ Test(cli, solve_writes_a_legal_trace_that_matches_the_metrics) {
   }
 }
 
+/* rths from the command line: an enumeration parameter by name, one agent of a MovingAI
+ * scenario (the thesis's single-agent setting) and 50 agents at once, each trace checked move
+ * by move; a choice that is not one is refused with the choices listed. */
+Test(cli, solve_runs_rths_with_an_enumeration_parameter) {
+  REQUIRE_MAPS(maps);
+  char *out, *err, trace[512], map[4200], scen[4200];
+  snprintf(trace, sizeof trace, "%s/rths.txt", tmpdir);
+  snprintf(map, sizeof map, "%s/dao/lak307d.map", maps);
+  snprintf(scen, sizeof scen, "%s/scen/dao/lak307d.map.scen", maps);
+  mapf_grid *g = NULL;
+  mapf_diag d = {0};
+  cr_assert_eq(mapf_grid_load(map, &g, &d), MAPF_OK);
+  const char *sources[] = {"--scen '%s' --agents 1", "--generator random --agents 50 --seed 2"};
+  int agents[] = {1, 50};
+  for (int v = 0; v < 2; v++) {
+    char src[4400];
+    snprintf(src, sizeof src, sources[v], scen);
+    int rc = mapfarm(&out, &err,
+                     "solve --map '%s' %s --algo rths --param lop=median --param b=1 "
+                     "--param da=true --steps 2000 --trace '%s'",
+                     map, src, trace);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+    int64_t steps;
+    double rate = test_check_trace(trace, g, agents[v], &steps);
+    cr_assert_float_eq(rate, test_metric(out, "completion_rate"), 1e-9);
+    cr_assert_eq(steps, (int64_t)test_metric(out, "steps"));
+    cr_assert_gt(rate, 0.3, "%d agents: completion %.2f", agents[v], rate);
+    free(out);
+    free(err);
+  }
+  mapf_grid_free(g);
+  cr_assert_eq(mapfarm(NULL, &err, "solve --map '%s' --scen '%s' --agents 1 --algo rths --param "
+                       "lop=avg", map, scen), 2);
+  cr_assert(strstr(err, "--param: lop: expected one of min, mean, median, max, found \"avg\""),
+            "%s", err);
+  free(err);
+}
+
 Test(cli, exported_scenario_reproduces_the_instance) {
   char *out1, *out2, *err, scen[512], map[512];
   snprintf(scen, sizeof scen, "%s/inst.scen", tmpdir);
@@ -361,6 +399,20 @@ Test(cli, run_stores_patrol_coherence_and_suboptimality) {
   cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE agents > 1 AND suboptimality "
                              "IS NOT NULL"),
                0);
+  /* The reports of these metrics: DM's failed moves per loop are below BMAA*'s here. */
+  char *out;
+  cr_assert_eq(mapfarm(&out, &err, "report --db '%s' failed-moves --format csv", db), 0, "%s",
+               err);
+  double dm = -1, bmaa = -1;
+  cr_assert(sscanf(strstr(out, "\nOverall,"), "\nOverall,%lf,%lf", &dm, &bmaa) == 2, "%s", out);
+  cr_assert(dm >= 0 && dm < bmaa, "%s", out);
+  free(out);
+  free(err);
+  cr_assert_eq(mapfarm(&out, &err, "report --db '%s' suboptimality --format csv", db), 0, "%s",
+               err);
+  cr_assert(strstr(out, "Overall,"), "%s", out);
+  free(out);
+  free(err);
 }
 
 /* A file of schema version 2 (without version 3's columns and table) is read as it is, and

@@ -959,6 +959,55 @@ Test(plan, renders_label_templates) {
   farm_plan_free(p);
 }
 
+/* An enumeration (rths's lop) in every place a plan gives values: params lists, defaults,
+ * sample choices and exclude take the choice names; JSON (and so job keys) writes them as
+ * strings, a label template as the bare name. */
+Test(plan, takes_enumeration_values_by_name) {
+  farm_plan *p = parse_good(HEAD "defaults: {rths: {b: 1}}\n"
+                                 "algorithms:\n"
+                                 "  - name: rths\n"
+                                 "    label: \"RTHS lop={lop} da={da}\"\n"
+                                 "    params: {lop: [min, median, max]}\n"
+                                 "    exclude: [{lop: max}]\n"
+                                 "  - name: rths\n"
+                                 "    sample: {count: 100, seed: 3, params: {lop: {choice: [mean, "
+                                 "max]}, w: {uniform: [1, 10]}}}\n");
+  const farm_algo_spec *a = &p->algos[0];
+  cr_assert_eq(a->ncombos, 2);
+  char json[512], label[128];
+  combo_json(p, 0, 1, json, sizeof json);
+  cr_assert_str_eq(json, "{\"b\":1,\"da\":false,\"expendable\":false,\"lop\":\"median\","
+                         "\"w\":1,\"wc\":1}");
+  mapf_params v;
+  farm_algo_combo(a, 1, &v);
+  farm_algo_label(a, &v, label, sizeof label);
+  cr_assert_str_eq(label, "RTHS lop=median da=false");
+  const farm_algo_spec *b = &p->algos[1];
+  int seen[4] = {0};
+  for (int64_t k = 0; k < b->ncombos; k++) {
+    farm_algo_combo(b, k, &v);
+    seen[(int)v.v[mapf_param_index(b->def, "lop")]]++;
+  }
+  cr_assert(seen[1] > 0 && seen[3] > 0 && seen[0] == 0 && seen[2] == 0,
+            "draws only among the choices given");
+  farm_plan_free(p);
+}
+
+Test(plan, rejects_enumeration_values_not_among_the_choices) {
+  int rc;
+  char *all = parse_text(HEAD "algorithms:\n"
+                              "  - {name: rths, params: {lop: [min, avg]}}\n"
+                              "  - {name: rths, sample: {count: 2, params: {lop: {uniform: "
+                              "[0, 3]}}}}\n",
+                         &rc);
+  cr_assert_eq(rc, MAPF_EINVAL);
+  cr_assert_str_eq(all, "mem/plan.yaml:5:38: error: lop: expected one of min, mean, median, max, "
+                        "found \"avg\"\n"
+                        "mem/plan.yaml:6:52: error: uniform: lop is an enumeration; use choice: "
+                        "[min, mean, median, max]\n");
+  free(all);
+}
+
 Test(plan, applies_the_generator_defaults_of_core) {
   farm_plan *p = parse_good("name: g\n"
                             "maps:\n"

@@ -354,7 +354,8 @@ Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
                -1);
   cr_expect_str_eq(err, "unknown report \"completion-rat\"; did you mean \"completion-rate\"? "
                         "Reports: completion-rate, completion-time, travel-distance, "
-                        "completion-seconds, portfolio, problem-types");
+                        "completion-seconds, failed-moves, coherence, suboptimality, portfolio, "
+                        "problem-types");
   free(text);
   cr_expect_eq(report_str(st, "travle-distance", FARM_FORMAT_TEXT, 0, &text, err, sizeof err),
                -1);
@@ -362,7 +363,8 @@ Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
   free(text);
   cr_expect_eq(report_str(st, "speed", FARM_FORMAT_TEXT, 0, &text, err, sizeof err), -1);
   cr_expect_str_eq(err, "unknown report \"speed\"; reports: completion-rate, completion-time, "
-                        "travel-distance, completion-seconds, portfolio, problem-types");
+                        "travel-distance, completion-seconds, failed-moves, coherence, "
+                        "suboptimality, portfolio, problem-types");
   free(text);
   farm_store_close(st);
   remove_dir(dir);
@@ -371,9 +373,9 @@ Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
 Test(report, names_list_is_null_terminated) {
   int n = 0;
   while (farm_report_names[n]) n++;
-  cr_expect_eq(n, 6);
+  cr_expect_eq(n, 9);
   cr_expect_str_eq(farm_report_names[0], "completion-rate");
-  cr_expect_str_eq(farm_report_names[5], "problem-types");
+  cr_expect_str_eq(farm_report_names[8], "problem-types");
 }
 
 /* Labels and maps come in the order of the plan that first wrote them, then of the plan's
