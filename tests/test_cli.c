@@ -653,9 +653,10 @@ Test(cli, every_shipped_plan_expands) {
   REQUIRE_MAPS(maps);
   const char *plans[] = {"quick.yaml",           "bench-tiny.yaml",      "bmaa-paper.yaml",
                          "bmaa-paper-small.yaml", "bmaa-paper-whca.yaml", "bmaa-sweep.yaml",
-                         "thesis-portfolio.yaml", "thesis-portfolio-small.yaml"};
-  const long long jobs[] = {240, 100000, 14400, 1200, 2400, 7200, 8400, 252};
-  for (int i = 0; i < 8; i++) {
+                         "thesis-portfolio.yaml", "thesis-portfolio-small.yaml",
+                         "direction-maps.yaml",   "rths-sweep.yaml"};
+  const long long jobs[] = {240, 100000, 14400, 1200, 2400, 7200, 8400, 252, 1600, 1000000};
+  for (int i = 0; i < 10; i++) {
     char *out, *err;
     int rc = mapfarm(&out, &err, "expand '%s/configs/%s' --maps '%s'", MAPFARM_SOURCE_DIR,
                      plans[i], maps);
