@@ -20,6 +20,7 @@
 #include "image.h"
 #include "merge.h"
 #include "plan.h"
+#include "portfolio.h"
 #include "pool.h"
 #include "report.h"
 #include "scengen.h"
@@ -43,8 +44,8 @@ static const char usage[] =
     "                [--trace FILE] [--export-scen FILE] [--maps DIR]\n"
     "  mapfarm report --db FILE NAME [--format text|md|csv] [--max-agents N]\n"
     "                [--rows DIM] [--cols DIM] [--where SQL]\n"
-    "  mapfarm portfolio --db FILE --size N [--format text|md|csv] [--max-agents N]\n"
-    "                [--where SQL]\n"
+    "  mapfarm portfolio --db FILE --size N [--by distance|suboptimality]\n"
+    "                [--format text|md|csv] [--max-agents N] [--where SQL]\n"
     "  mapfarm merge OUT.db IN.db...\n"
     "  mapfarm status --db FILE\n"
     "  mapfarm runs --db FILE\n"
@@ -459,6 +460,7 @@ static int cmd_report(int argc, char **argv) {
 static int cmd_portfolio(int argc, char **argv) {
   const char *db = NULL, *v;
   long long size = 0;
+  int by = FARM_PF_BY_DISTANCE;
   farm_report_opts ro = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
@@ -483,6 +485,11 @@ static int cmd_portfolio(int argc, char **argv) {
     } else if (strcmp(a, "--where") == 0) {
       if (!(ro.where = need_value(argc, argv, &i)))
         return bad_usage("%s needs an SQL condition", a);
+    } else if (strcmp(a, "--by") == 0) {
+      v = need_value(argc, argv, &i);
+      if (v && strcmp(v, "distance") == 0) by = FARM_PF_BY_DISTANCE;
+      else if (v && strcmp(v, "suboptimality") == 0) by = FARM_PF_BY_SUBOPTIMALITY;
+      else return bad_usage("--by: expected distance or suboptimality, found \"%s\"", v ? v : "");
     } else if (a[0] == '-') {
       return bad_usage("unknown option %s for portfolio", a);
     } else {
@@ -497,7 +504,7 @@ static int cmd_portfolio(int argc, char **argv) {
     fprintf(stderr, "mapfarm: error: %s\n", err);
     return EXIT_BAD_INPUT;
   }
-  int rc = farm_report_greedy(st, (int32_t)size, &ro, stdout, err, sizeof err);
+  int rc = farm_report_greedy_by(st, (int32_t)size, &ro, by, stdout, err, sizeof err);
   farm_store_close(st);
   if (rc < 0) {
     fprintf(stderr, "mapfarm: error: %s\n", err);

@@ -301,6 +301,13 @@ static const char sql_jobs[] =
     "mean_travel_distance, mean_completion_steps_capped, mean_completion_seconds_capped FROM "
     "results WHERE status <> 'error' AND (?1 <= 0 OR agents <= ?1) AND (%s\n) ORDER BY "
     "map_hash, generator, agents, instance";
+/* FARM_PF_BY_SUBOPTIMALITY: the rule's second key is suboptimality instead of distance (thesis
+ * Ch. 4 ranks single-agent configurations by it); the same query otherwise. */
+static const char sql_jobs_subopt[] =
+    "SELECT map_hash, generator, agents, instance, label, job_key, completion_rate, "
+    "suboptimality, mean_completion_steps_capped, mean_completion_seconds_capped FROM "
+    "results WHERE status <> 'error' AND (?1 <= 0 OR agents <= ?1) AND (%s\n) ORDER BY "
+    "map_hash, generator, agents, instance";
 
 static int load_names(sqlite3 *db, const char *where, int32_t max_agents, pf_loader *ld,
                       char *err, size_t errlen) {
@@ -357,7 +364,9 @@ static int setup_matrix(pf_loader *ld) {
 
 static int load_jobs(sqlite3 *db, const char *where, int32_t max_agents, pf_loader *ld,
                      char *err, size_t errlen) {
-  sqlite3_stmt *s = prepare_filtered(db, sql_jobs, where, max_agents, err, errlen);
+  sqlite3_stmt *s = prepare_filtered(db, ld->m->by == FARM_PF_BY_SUBOPTIMALITY ? sql_jobs_subopt
+                                                                           : sql_jobs,
+                                     where, max_agents, err, errlen);
   if (!s) return -1;
   char hash[64] = "", *gen = NULL;
   size_t gencap = 0;
@@ -424,6 +433,11 @@ oom:
 
 int farm_pf_load(sqlite3 *db, const char *where, int32_t max_agents, farm_pf_matrix **out,
                  char *err, size_t errlen) {
+  return farm_pf_load_by(db, where, max_agents, FARM_PF_BY_DISTANCE, out, err, errlen);
+}
+
+int farm_pf_load_by(sqlite3 *db, const char *where, int32_t max_agents, int by,
+                    farm_pf_matrix **out, char *err, size_t errlen) {
   *out = NULL;
   pf_loader ld;
   memset(&ld, 0, sizeof ld);
@@ -432,6 +446,7 @@ int farm_pf_load(sqlite3 *db, const char *where, int32_t max_agents, farm_pf_mat
     snprintf(err, errlen, "out of memory");
     return -1;
   }
+  ld.m->by = by;
   /* Both queries in one read transaction: a run writing the file meanwhile cannot add a
    * label between them. */
   int own_txn =

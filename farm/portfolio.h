@@ -80,6 +80,7 @@ typedef struct farm_pf_matrix {
   int64_t errors;        /* jobs with status 'error' that passed the filter */
   int64_t partial;       /* instances left out: some label has no job that ran there */
   int64_t partial_jobs;  /* jobs that ran on those */
+  int by;                /* FARM_PF_BY_DISTANCE or FARM_PF_BY_SUBOPTIMALITY */
 } farm_pf_matrix;
 
 /* Loads the matrix of db's results that meet `where` (an SQL condition on results; NULL or
@@ -92,6 +93,16 @@ typedef struct farm_pf_matrix {
  * (no instance that every label ran on) is returned as such: check ninstances. */
 int farm_pf_load(sqlite3 *db, const char *where, int32_t max_agents, farm_pf_matrix **out,
                  char *err, size_t errlen);
+
+/* What the rule's second key is: the mean travel distance (the thesis's Ch. 5 rule), or
+ * suboptimality, travel distance over the optimal one (Ch. 4, single-agent configurations:
+ * a mean of ratios weighs every problem alike, where a mean of distances weighs the long
+ * ones more). With suboptimality the matrix's `distance` metric holds it. */
+enum { FARM_PF_BY_DISTANCE = 0, FARM_PF_BY_SUBOPTIMALITY = 1 };
+
+/* farm_pf_load with the second key chosen by `by`. */
+int farm_pf_load_by(sqlite3 *db, const char *where, int32_t max_agents, int by,
+                    farm_pf_matrix **out, char *err, size_t errlen);
 
 /* Frees m; NULL is a no-op. */
 void farm_pf_matrix_free(farm_pf_matrix *m);

@@ -551,36 +551,50 @@ static const pf_col pf_cols[] = {
 };
 #define PF_COLS 4
 
-/* The metric columns of one row from column c0: "mean ± se" cells, or for CSV a mean column
- * and an SE column each (with_se), or means only (!with_se). */
+static int put_stat_by(report_text *x, int32_t r, int32_t c0, const farm_pf_stat *s, int csv,
+                       int with_se, int by);
+
+/* put_stat_by with the distance rule (Tables 5.1 and 5.2). */
 static int put_stat(report_text *x, int32_t r, int32_t c0, const farm_pf_stat *s, int csv,
                     int with_se) {
+  return put_stat_by(x, r, c0, s, csv, with_se, FARM_PF_BY_DISTANCE);
+}
+
+/* The metric columns of one row from column c0: "mean ± se" cells, or for CSV a mean column
+ * and an SE column each (with_se), or means only (!with_se). */
+static int put_stat_by(report_text *x, int32_t r, int32_t c0, const farm_pf_stat *s, int csv,
+                       int with_se, int by) {
   int bad = 0;
   for (int k = 0; k < PF_COLS; k++) {
     const pf_col *col = &pf_cols[k];
+    /* Suboptimality (in the distance column) is a ratio near 1: three decimals. */
+    int dec = k == FARM_PF_DISTANCE && by == FARM_PF_BY_SUBOPTIMALITY ? 3 : col->decimals;
     double mean = col->scale * farm_pf_stat_mean(s, col->metric);
     double se = col->scale * farm_pf_stat_se(s, col->metric);
     if (!with_se)
-      bad |= put_value(x, r, c0 + k, mean, col->decimals);
+      bad |= put_value(x, r, c0 + k, mean, dec);
     else if (csv) {
-      bad |= put_value(x, r, c0 + 2 * k, mean, col->decimals);
-      bad |= put_value(x, r, c0 + 2 * k + 1, se, col->decimals);
+      bad |= put_value(x, r, c0 + 2 * k, mean, dec);
+      bad |= put_value(x, r, c0 + 2 * k + 1, se, dec);
     } else {
-      bad |= put_mean_se(x, r, c0 + k, mean, se, col->decimals);
+      bad |= put_mean_se(x, r, c0 + k, mean, se, dec);
     }
   }
   return bad ? -1 : 0;
 }
 
 /* The headers of those columns. */
-static int put_stat_headers(report_text *x, int32_t c0, int csv, int with_se) {
+static int put_stat_headers(report_text *x, int32_t c0, int csv, int with_se, int by) {
   int bad = 0;
   for (int k = 0; k < PF_COLS; k++) {
+    /* By suboptimality, the distance column holds it (portfolio.h). */
+    const char *h = k == FARM_PF_DISTANCE && by == FARM_PF_BY_SUBOPTIMALITY ? "Suboptimality"
+                                                                            : pf_cols[k].header;
     if (csv && with_se) {
-      bad |= text_printf(x, 0, c0 + 2 * k, "%s", pf_cols[k].header);
-      bad |= text_printf(x, 0, c0 + 2 * k + 1, "%s SE", pf_cols[k].header);
+      bad |= text_printf(x, 0, c0 + 2 * k, "%s", h);
+      bad |= text_printf(x, 0, c0 + 2 * k + 1, "%s SE", h);
     } else {
-      x->cell[c0 + k] = pf_cols[k].header;
+      x->cell[c0 + k] = h;
     }
   }
   return bad ? -1 : 0;
@@ -617,9 +631,9 @@ static void pf_title_tail(const farm_report_opts *o, const farm_pf_matrix *m, ch
 
 /* Loads the matrix of a portfolio table, with the reports' messages for the ways it can be
  * empty. Returns 0, or -1 with err. */
-static int pf_load(sqlite3 *db, const farm_report_opts *o, farm_pf_matrix **m, char *err,
-                   size_t errlen) {
-  int r = farm_pf_load(db, o->where, o->max_agents, m, err, errlen);
+static int pf_load(sqlite3 *db, const farm_report_opts *o, int by, farm_pf_matrix **m,
+                   char *err, size_t errlen) {
+  int r = farm_pf_load_by(db, o->where, o->max_agents, by, m, err, errlen);
   if (r < 0) return -1;
   if (r == 1) {
     if (o->where && *o->where)
@@ -687,7 +701,7 @@ static int pf_table51(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
     }
     x.rule[1] = x.rule[2] = x.rule[rows - 1] = 1;
     x.cell[0] = "Selector";
-    bad |= put_stat_headers(&x, 1, csv, 1);
+    bad |= put_stat_headers(&x, 1, csv, 1, FARM_PF_BY_DISTANCE);
     x.cell[cols - (csv ? 2 : 1)] = "Best on";
     if (csv) x.cell[cols - 1] = "Best on (%)";
     x.cell[cols] = "pi*";
@@ -860,7 +874,7 @@ static int pf_report(farm_store *st, int table, const farm_report_opts *o, FILE 
       check_report(st, o, &min_agents, err, errlen) < 0)
     return -1;
   farm_pf_matrix *m = NULL;
-  if (pf_load(farm_store_db(st), o, &m, err, errlen) < 0) return -1;
+  if (pf_load(farm_store_db(st), o, FARM_PF_BY_DISTANCE, &m, err, errlen) < 0) return -1;
   int r = table == 51 ? pf_table51(m, o, out, err, errlen) : pf_table52(m, o, out, err, errlen);
   farm_pf_matrix_free(m);
   if (r == 0 && (fflush(out) != 0 || ferror(out))) {
@@ -872,6 +886,11 @@ static int pf_report(farm_store *st, int table, const farm_report_opts *o, FILE 
 
 int farm_report_greedy(farm_store *st, int32_t size, const farm_report_opts *opts, FILE *out,
                        char *err, size_t errlen) {
+  return farm_report_greedy_by(st, size, opts, FARM_PF_BY_DISTANCE, out, err, errlen);
+}
+
+int farm_report_greedy_by(farm_store *st, int32_t size, const farm_report_opts *opts, int by,
+                          FILE *out, char *err, size_t errlen) {
   char scratch[8];
   if (!err || errlen == 0) {
     err = scratch;
@@ -888,7 +907,7 @@ int farm_report_greedy(farm_store *st, int32_t size, const farm_report_opts *opt
       check_report(st, &o, &min_agents, err, errlen) < 0)
     return -1;
   farm_pf_matrix *m = NULL;
-  if (pf_load(farm_store_db(st), &o, &m, err, errlen) < 0) return -1;
+  if (pf_load(farm_store_db(st), &o, by, &m, err, errlen) < 0) return -1;
   int csv = o.format == FARM_FORMAT_CSV;
   /* More steps than labels cannot be taken; the size the user asked for stays in the title. */
   int32_t most = size < m->nlabels ? size : m->nlabels;
@@ -903,13 +922,13 @@ int farm_report_greedy(farm_store *st, int32_t size, const farm_report_opts *opt
     x.left[1] = 1;
     x.cell[0] = "Step";
     x.cell[1] = "Added";
-    bad |= put_stat_headers(&x, 2, csv, 0);
+    bad |= put_stat_headers(&x, 2, csv, 0, by);
     x.cell[2 + PF_COLS] = "Chosen on";
     if (csv) x.cell[3 + PF_COLS] = "Chosen on (%)";
     for (int32_t i = 0; i < n; i++) {
       bad |= text_printf(&x, i + 1, 0, "%d", (int)(i + 1));
       x.cell[(size_t)(i + 1) * (size_t)cols + 1] = m->labels[steps[i].label];
-      bad |= put_stat(&x, i + 1, 2, &steps[i].score, csv, 0);
+      bad |= put_stat_by(&x, i + 1, 2, &steps[i].score, csv, 0, by);
       bad |= put_count(&x, i + 1, 2 + PF_COLS, steps[i].chosen, m->ninstances, csv);
     }
   }

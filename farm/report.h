@@ -39,6 +39,10 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
  * added and the perfect selector's means over the portfolio after adding it, in opts->format.
  * size >= 1 is the largest portfolio; fewer steps are taken when no label improves it.
  * Returns 0, or -1 with err. */
+/* farm_report_greedy with the rule's second key chosen by `by` (FARM_PF_BY_DISTANCE or
+ * FARM_PF_BY_SUBOPTIMALITY, farm/portfolio.h). */
+int farm_report_greedy_by(farm_store *st, int32_t size, const farm_report_opts *opts, int by,
+                          FILE *out, char *err, size_t errlen);
 int farm_report_greedy(farm_store *st, int32_t size, const farm_report_opts *opts, FILE *out,
                        char *err, size_t errlen);
 

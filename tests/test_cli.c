@@ -413,6 +413,19 @@ Test(cli, run_stores_patrol_coherence_and_suboptimality) {
   cr_assert(strstr(out, "Overall,"), "%s", out);
   free(out);
   free(err);
+  /* The best single configuration by suboptimality (greedy's first step, --by suboptimality)
+   * is the label of the smallest mean suboptimality over the single-agent problems. */
+  char *best = query_text(db, "SELECT label FROM results WHERE agents = 1 GROUP BY label ORDER "
+                              "BY avg(suboptimality), label LIMIT 1");
+  cr_assert_eq(mapfarm(&out, &err, "portfolio --db '%s' --size 1 --by suboptimality --where "
+                       "'agents = 1' --format csv", db), 0, "%s", err);
+  char want[300];
+  snprintf(want, sizeof want, "\n1,%.*s,100.0,", (int)strcspn(best, "\n"), best);
+  cr_assert(strstr(out, "Step,Added,Completion rate (%),Suboptimality,") && strstr(out, want),
+            "want %s in:\n%s", want, out);
+  free(out);
+  free(err);
+  free(best);
 }
 
 /* A file of schema version 2 (without version 3's columns and table) is read as it is, and
