@@ -5,80 +5,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cellmap.h"
 #include "flow.h"
 #include "sim_int.h"
 
-/* Learned h-values of one agent: open addressing, int32 cell -> cost pair (search_int.h: every
- * learned value is a + b sqrt(2) with integers a and b, kept exactly). Only cells the agent has
- * closed are stored (ALGORITHMS.md: 2,000 agents x a 531x747 map as dense arrays would be
- * 3 GB); every other cell's h is the octile distance, computed on demand. A slot holds the key
- * and its value together (12 bytes), so a lookup touches one cache line. */
+/* Learned h-values of one agent: cell -> cost pair (search_int.h: every learned value is
+ * a + b sqrt(2) with integers a and b, kept exactly), in a sparse table (cellmap.h). Only cells
+ * the agent has closed are stored; every other cell's h is the octile distance, computed on
+ * demand. A slot holds the key and its value together (12 bytes), so a lookup touches one
+ * cache line. */
 typedef struct hslot {
   int32_t key; /* -1 = empty */
   mapf__cost2 val;
 } hslot;
 
-typedef struct hmap {
-  hslot *slot;
-  int32_t cap, n;
-} hmap;
-
-/* Slot of key: Fibonacci hashing of key / 4, so four cells side by side in a row share a run
- * of four slots (48 bytes): a search reads the h-values of a small area, and its lookups then
- * touch a few cache lines instead of one each. */
-static inline uint32_t hmap_slot(int32_t key, int32_t cap) {
-  uint32_t block = (uint32_t)(((uint64_t)((uint32_t)key >> 2) * 0x9E3779B97F4A7C15ull) >> 32);
-  return ((block << 2) | ((uint32_t)key & 3u)) & (uint32_t)(cap - 1);
+static inline int hmap_get(const mapf__cellmap *m, int32_t key, mapf__cost2 *val) {
+  const hslot *s = mapf__cellmap_find(m, sizeof(hslot), key);
+  if (s) *val = s->val;
+  return s != NULL;
 }
 
-static inline int hmap_get(const hmap *m, int32_t key, mapf__cost2 *val) {
-  if (m->cap == 0) return 0;
-  for (uint32_t i = hmap_slot(key, m->cap);; i = (i + 1) & (uint32_t)(m->cap - 1)) {
-    if (m->slot[i].key == key) {
-      *val = m->slot[i].val;
-      return 1;
-    }
-    if (m->slot[i].key < 0) return 0;
-  }
-}
-
-static int hmap_grow(hmap *m) {
-  int32_t cap = m->cap ? m->cap * 2 : 64;
-  hslot *slot = malloc((size_t)cap * sizeof *slot);
-  if (!slot) return -1;
-  for (int32_t i = 0; i < cap; i++) slot[i].key = -1;
-  for (int32_t i = 0; i < m->cap; i++) {
-    if (m->slot[i].key < 0) continue;
-    uint32_t j = hmap_slot(m->slot[i].key, cap);
-    while (slot[j].key >= 0) j = (j + 1) & (uint32_t)(cap - 1);
-    slot[j] = m->slot[i];
-  }
-  free(m->slot);
-  m->slot = slot;
-  m->cap = cap;
-  return 0;
-}
-
-static int hmap_put(hmap *m, int32_t key, mapf__cost2 val) {
-  if ((m->n + 1) * 2 > m->cap && hmap_grow(m) < 0) return -1;
-  uint32_t i = hmap_slot(key, m->cap);
-  while (m->slot[i].key >= 0 && m->slot[i].key != key) i = (i + 1) & (uint32_t)(m->cap - 1);
-  if (m->slot[i].key < 0) {
-    m->slot[i].key = key;
-    m->n++;
-  }
-  m->slot[i].val = val;
+static inline int hmap_put(mapf__cellmap *m, int32_t key, mapf__cost2 val) {
+  int fresh;
+  hslot *s = mapf__cellmap_insert(m, sizeof(hslot), key, &fresh);
+  if (!s) return -1;
+  s->val = val;
   return 0;
 }
 
 typedef struct bmaa_agent {
-  hmap h;             /* learned h-values toward the current target (sim->goal) */
+  mapf__cellmap h;   /* learned h-values toward the current target (sim->goal) */
   /* Patrol (sim.h): the values learned toward the other target. An h-value is a distance
    * estimate to one target, so a new target cannot use the old one's; patrol alternates
    * between two targets, so each keeps its own table and an agent resumes learning where it
    * left off when it comes back to a leg (rather than relearning each leg from the octile
    * distance). At most twice the memory; one-way runs never touch it. */
-  hmap other;
+  mapf__cellmap other;
   int32_t *path;      /* the prefix P: path[0] is where the search started */
   int32_t path_len;   /* 0 when P is undefined */
   int32_t path_cap;
@@ -129,8 +91,8 @@ static void bmaa_free(void *state) {
   bmaa *b = state;
   if (!b) return;
   for (int32_t i = 0; i < b->n; i++) {
-    free(b->a[i].h.slot);
-    free(b->a[i].other.slot);
+    mapf__cellmap_free(&b->a[i].h);
+    mapf__cellmap_free(&b->a[i].other);
     free(b->a[i].path);
   }
   free(b->a);
@@ -178,7 +140,8 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
     /* Start loading the neighbours' learned h-values before the tests that need them. */
     if (ag->h.cap > 0)
       for (unsigned m = moves; m; m &= m - 1)
-        __builtin_prefetch(&ag->h.slot[hmap_slot(u + g->offset[__builtin_ctz(m)], ag->h.cap)]);
+        __builtin_prefetch(
+            mapf__cellmap_home(&ag->h, sizeof(hslot), u + g->offset[__builtin_ctz(m)]));
     for (unsigned m = moves; m; m &= m - 1) {
       int d = __builtin_ctz(m);
       int32_t v = u + g->offset[d];
@@ -237,12 +200,12 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
  * the tables of a thousand agents do not stay in cache between one agent's searches, and a
  * search that waits for each of them in turn is several times slower. */
 static void bmaa_prefetch(const mapf__sim *sim, const bmaa *b, int32_t j) {
-  const hmap *h = &b->a[j].h;
+  const mapf__cellmap *h = &b->a[j].h;
   int32_t p = sim->pos[j], w = sim->grid->width;
   if (h->cap > 0)
     for (int32_t dy = -2; dy <= 2; dy++)
       for (int32_t dx = -4; dx <= 4; dx += 4)
-        __builtin_prefetch(&h->slot[hmap_slot(p + dy * w + dx, h->cap)]);
+        __builtin_prefetch(mapf__cellmap_home(h, sizeof(hslot), p + dy * w + dx));
 }
 
 /* Alg. 3 for every agent, then its next cell. First every agent follows its prefix and those
@@ -293,7 +256,7 @@ static void bmaa_pushed(mapf__sim *sim, void *state, int32_t a) {
 static void bmaa_retarget(mapf__sim *sim, void *state, int32_t a) {
   (void)sim;
   bmaa_agent *ag = &((bmaa *)state)->a[a];
-  hmap t = ag->h;
+  mapf__cellmap t = ag->h;
   ag->h = ag->other;
   ag->other = t;
   ag->path_len = 0;

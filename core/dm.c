@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cellmap.h"
 #include "dm.h"
 #include "sim_int.h"
 
@@ -121,58 +122,24 @@ double mapf__dm_coherence(const mapf_grid *g, const mapf__dv *dv, const int32_t 
   return count ? sum / (double)count : 1.0;
 }
 
-/* ---- An agent's own map (rule 5): cell -> DV, open addressing ------------------------------ */
+/* ---- An agent's own map (rule 5): cell -> DV, a sparse table (cellmap.h) ------------------- */
 
 typedef struct vslot {
   int32_t key; /* -1 = empty */
   mapf__dv v;
 } vslot;
 
-typedef struct vmap {
-  vslot *slot;
-  int32_t cap, n;
-} vmap;
-
-static inline uint32_t vmap_slot(int32_t key, int32_t cap) {
-  return (uint32_t)(((uint64_t)(uint32_t)key * 0x9E3779B97F4A7C15ull) >> 32) &
-         (uint32_t)(cap - 1);
-}
-
-static inline mapf__dv vmap_get(const vmap *m, int32_t key) {
+static inline mapf__dv vmap_get(const mapf__cellmap *m, int32_t key) {
+  const vslot *s = mapf__cellmap_find(m, sizeof(vslot), key);
   mapf__dv none = {0, 0};
-  if (m->cap == 0) return none;
-  for (uint32_t i = vmap_slot(key, m->cap);; i = (i + 1) & (uint32_t)(m->cap - 1)) {
-    if (m->slot[i].key == key) return m->slot[i].v;
-    if (m->slot[i].key < 0) return none;
-  }
+  return s ? s->v : none;
 }
 
-static int vmap_grow(vmap *m) {
-  int32_t cap = m->cap ? m->cap * 2 : 64;
-  vslot *slot = malloc((size_t)cap * sizeof *slot);
-  if (!slot) return -1;
-  for (int32_t i = 0; i < cap; i++) slot[i].key = -1;
-  for (int32_t i = 0; i < m->cap; i++) {
-    if (m->slot[i].key < 0) continue;
-    uint32_t j = vmap_slot(m->slot[i].key, cap);
-    while (slot[j].key >= 0) j = (j + 1) & (uint32_t)(cap - 1);
-    slot[j] = m->slot[i];
-  }
-  free(m->slot);
-  m->slot = slot;
-  m->cap = cap;
-  return 0;
-}
-
-static int vmap_put(vmap *m, int32_t key, mapf__dv v) {
-  if ((m->n + 1) * 2 > m->cap && vmap_grow(m) < 0) return -1;
-  uint32_t i = vmap_slot(key, m->cap);
-  while (m->slot[i].key >= 0 && m->slot[i].key != key) i = (i + 1) & (uint32_t)(m->cap - 1);
-  if (m->slot[i].key < 0) {
-    m->slot[i].key = key;
-    m->n++;
-  }
-  m->slot[i].v = v;
+static inline int vmap_put(mapf__cellmap *m, int32_t key, mapf__dv v) {
+  int fresh;
+  vslot *s = mapf__cellmap_insert(m, sizeof(vslot), key, &fresh);
+  if (!s) return -1;
+  s->v = v;
   return 0;
 }
 
@@ -182,7 +149,7 @@ typedef struct dm_agent {
   int32_t *path; /* path[at] is the agent's cell while it follows the path */
   int32_t len, cap, at;
   uint8_t wanted; /* it asked for path[at + 1] in the last step */
-  vmap map;       /* its own map (local_radius > 0) */
+  mapf__cellmap map; /* its own map (local_radius > 0) */
 } dm_agent;
 
 typedef struct dm_node {
@@ -221,7 +188,7 @@ static void dm_free(void *state) {
   if (D->ag)
     for (int32_t a = 0; a < D->n; a++) {
       free(D->ag[a].path);
-      free(D->ag[a].map.slot);
+      mapf__cellmap_free(&D->ag[a].map);
     }
   free(D->ag);
   free(D->global);

@@ -65,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cellmap.h"
 #include "sim_int.h"
 
 /* Costs and learned values closer than this compare equal (ALGORITHMS.md, Grid and moves). */
@@ -72,10 +73,9 @@
 
 enum { LOP_MIN, LOP_MEAN, LOP_MEDIAN, LOP_MAX }; /* the order of algo.c's rths_lop */
 
-/* What one agent knows of the cells it has stood on: open addressing, cell -> slot. Only those
+/* What one agent knows of the cells it has stood on, in a sparse table (cellmap.h). Only those
  * cells are stored (every other cell has h = h0, never visited, not pruned): learning, pruning
- * and visits happen only at n_current. Slot choice as in bmaa.c (Fibonacci hashing of key / 4,
- * so neighbouring cells of a row share cache lines). */
+ * and visits happen only at n_current. */
 typedef struct rslot {
   int32_t key; /* -1 = empty */
   int32_t pruned;
@@ -83,61 +83,27 @@ typedef struct rslot {
   int64_t visited; /* the last step at which the agent planned here */
 } rslot;
 
-typedef struct rmap {
-  rslot *slot;
-  int32_t cap, n;
-} rmap;
-
-static inline uint32_t rmap_slot(int32_t key, int32_t cap) {
-  uint32_t block = (uint32_t)(((uint64_t)((uint32_t)key >> 2) * 0x9E3779B97F4A7C15ull) >> 32);
-  return ((block << 2) | ((uint32_t)key & 3u)) & (uint32_t)(cap - 1);
-}
-
-static inline const rslot *rmap_get(const rmap *m, int32_t key) {
-  if (m->cap == 0) return NULL;
-  for (uint32_t i = rmap_slot(key, m->cap);; i = (i + 1) & (uint32_t)(m->cap - 1)) {
-    if (m->slot[i].key == key) return &m->slot[i];
-    if (m->slot[i].key < 0) return NULL;
-  }
-}
-
-static int rmap_grow(rmap *m) {
-  int32_t cap = m->cap ? m->cap * 2 : 64;
-  rslot *slot = malloc((size_t)cap * sizeof *slot);
-  if (!slot) return -1;
-  for (int32_t i = 0; i < cap; i++) slot[i].key = -1;
-  for (int32_t i = 0; i < m->cap; i++) {
-    if (m->slot[i].key < 0) continue;
-    uint32_t j = rmap_slot(m->slot[i].key, cap);
-    while (slot[j].key >= 0) j = (j + 1) & (uint32_t)(cap - 1);
-    slot[j] = m->slot[i];
-  }
-  free(m->slot);
-  m->slot = slot;
-  m->cap = cap;
-  return 0;
+static inline const rslot *rmap_get(const mapf__cellmap *m, int32_t key) {
+  return mapf__cellmap_find(m, sizeof(rslot), key);
 }
 
 /* The slot of key, inserted (h = h0, not pruned) when absent; NULL when out of memory. */
-static rslot *rmap_put(rmap *m, int32_t key, double h0) {
-  if ((m->n + 1) * 2 > m->cap && rmap_grow(m) < 0) return NULL;
-  uint32_t i = rmap_slot(key, m->cap);
-  while (m->slot[i].key >= 0 && m->slot[i].key != key) i = (i + 1) & (uint32_t)(m->cap - 1);
-  if (m->slot[i].key < 0) {
-    m->slot[i].key = key;
-    m->slot[i].pruned = 0;
-    m->slot[i].h = h0;
-    m->slot[i].visited = -1;
-    m->n++;
+static rslot *rmap_put(mapf__cellmap *m, int32_t key, double h0) {
+  int fresh;
+  rslot *s = mapf__cellmap_insert(m, sizeof(rslot), key, &fresh);
+  if (s && fresh) {
+    s->pruned = 0;
+    s->h = h0;
+    s->visited = -1;
   }
-  return &m->slot[i];
+  return s;
 }
 
 typedef struct rths {
   double w, wc, b;
   int lop, da, expendable;
   int32_t n;
-  rmap *agent; /* per agent */
+  mapf__cellmap *agent; /* per agent */
 } rths;
 
 static int rths_init(mapf__sim *sim, void **state, mapf_diag *d) {
@@ -162,7 +128,7 @@ static int rths_init(mapf__sim *sim, void **state, mapf_diag *d) {
 static void rths_free(void *state) {
   rths *r = state;
   if (!r) return;
-  for (int32_t i = 0; i < r->n; i++) free(r->agent[i].slot);
+  for (int32_t i = 0; i < r->n; i++) mapf__cellmap_free(&r->agent[i]);
   free(r->agent);
   free(r);
 }
@@ -176,7 +142,7 @@ typedef struct nb {
 
 /* L(n) of the agent with table m and goal (gx, gy): the legal moves from n to cells not pruned,
  * in direction order. Returns |L| (<= 8). */
-static int neighbourhood(const mapf_grid *g, const rmap *m, int32_t n, int32_t gx, int32_t gy,
+static int neighbourhood(const mapf_grid *g, const mapf__cellmap *m, int32_t n, int32_t gx, int32_t gy,
                          nb *L) {
   int k = 0;
   int32_t x = mapf_grid_x(g, n), y = mapf_grid_y(g, n);
@@ -240,7 +206,7 @@ static double lop_of(int lop, double *f, int k, int m) {
  * memory. */
 static int rths_step(mapf__sim *sim, rths *r, int32_t i) {
   const mapf_grid *g = sim->grid;
-  rmap *m = &r->agent[i];
+  mapf__cellmap *m = &r->agent[i];
   int32_t n = sim->pos[i], goal = sim->goal[i];
   int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
   sim->expansions++;
@@ -319,9 +285,7 @@ static int rths_plan(mapf__sim *sim, void *state) {
  * per goal; Algorithm 1 is a one-goal search). */
 static void rths_retarget(mapf__sim *sim, void *state, int32_t a) {
   (void)sim;
-  rmap *m = &((rths *)state)->agent[a];
-  for (int32_t i = 0; i < m->cap; i++) m->slot[i].key = -1;
-  m->n = 0;
+  mapf__cellmap_clear(&((rths *)state)->agent[a], sizeof(rslot));
 }
 
 const mapf__planner_vt mapf__rths_vt = {
