@@ -123,8 +123,7 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   mapf__node *nd = s->node;
   const uint32_t open_gen = s->gen, closed_gen = s->gen + 1u;
   mapf__cost2 zero = {0, 0};
-  if (mapf__open_push(s, cur, zero, mapf__cost_of(h_of(ag, cur, cx, cy, gx, gy)),
-                      MAPF__NO_PARENT) < 0)
+  if (mapf__open_push(s, cur, zero, h_of(ag, cur, cx, cy, gx, gy), MAPF__NO_PARENT) < 0)
     return -1;
 
   int64_t exp = 0;
@@ -145,6 +144,10 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
     for (unsigned m = moves; m; m &= m - 1) {
       int d = __builtin_ctz(m);
       int32_t v = u + g->offset[d];
+      /* A closed neighbour is skipped first, as the cheapest test (the order of the tests that
+       * skip a neighbour does not matter). */
+      uint32_t vg = nd[v].gen;
+      if (vg == closed_gen) continue;
       int32_t vx = ux + mapf_dir_dx[d], vy = uy + mapf_dir_dy[d];
       /* Lines 15-20: agents within vision are obstacles unless they stand on the goal. */
       int32_t other = sim->occ[v];
@@ -152,12 +155,11 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
         double dx = vx - cx, dy = vy - cy;
         if (dx * dx + dy * dy <= b->vision2) continue;
       }
-      uint32_t vg = nd[v].gen;
-      if (vg == closed_gen) continue;
       mapf__cost2 ng = {gu.a + (d < 4), gu.b + (d >= 4)};
       if (vg == open_gen && mapf__cost_of(nd[v].g) <= mapf__cost_of(ng)) continue;
       mapf__cost2 h = h_of(ag, v, vx, vy, gx, gy);
-      if (mapf__open_push(s, v, ng, mapf__cost(ng.a + h.a, ng.b + h.b), d) < 0) return -1;
+      mapf__cost2 f = {ng.a + h.a, ng.b + h.b};
+      if (mapf__open_push(s, v, ng, f, d) < 0) return -1;
     }
     exp++;
   }
