@@ -251,7 +251,7 @@ static int no_memory(mapf_diag *d) {
   return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
 }
 
-/* ---- sides ---------------------------------------------------------------------------- */
+/* ---- rankings and the region generators' common steps --------------------------------- */
 
 /* Writes the usable cells to rank[] in (x, id) order (axis 0) or (y, id) order (axis 1). The
  * grid's usable list is in id order, which is (y, id) order; for x a stable counting sort by
@@ -270,130 +270,6 @@ static int rank_by_axis(const mapf_grid *g, int axis, int32_t *rank) {
   free(at);
   return MAPF_OK;
 }
-
-static const char *const side_names[4] = {"left band", "right band", "top band", "bottom band"};
-
-/* The band on side (0 left, 1 right, 2 top, 3 bottom) of a ranking by side / 2's axis: the
- * first k cells for left and top, the last k for right and bottom. */
-static region side_band(const int32_t *rank, int32_t u, int32_t k, int side) {
-  region b = {side % 2 == 0 ? rank : rank + u - k, k, side_names[side]};
-  return b;
-}
-
-/* cross-sides (Fig. 5.4): starts in the band on `side`, goals in the opposite band. The side,
- * when drawn, is the first draw of the seed. O(usable + width). */
-static int gen_cross_sides(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
-                           mapf_instance **out, mapf_diag *d) {
-  mapf_params v;
-  int rc = begin(mapf_scengen_find("cross-sides"), n, p, &v, d);
-  if (rc) return rc;
-  if ((rc = need_usable(g, "cross-sides", n, d))) return rc;
-  mapf_rng r;
-  mapf_rng_seed(&r, seed);
-  int side = v.v[0] >= 0 ? (int)v.v[0] : (int)mapf_rng_below(&r, 4);
-  int32_t u = g->nusable, k = grown(fraction_cells(v.v[1], u), n, u);
-  int32_t *rank = malloc((size_t)u * sizeof *rank);
-  mapf_instance *inst = mapf_instance_new(n);
-  if (!rank || !inst || rank_by_axis(g, side / 2, rank)) {
-    rc = no_memory(d);
-    goto done;
-  }
-  region S = side_band(rank, u, k, side), G = side_band(rank, u, k, side ^ 1);
-  int32_t cap = 0;
-  rc = pair_regions(g, S, G, 2 * k > u, n, &r, inst->start, inst->goal, &cap);
-  if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, "cross-sides", S, G, cap, n);
-  if (rc == MAPF_ENOMEM) rc = no_memory(d);
-  if (rc == MAPF_OK) {
-    *out = inst;
-    inst = NULL;
-  }
-done:
-  free(rank);
-  mapf_instance_free(inst);
-  return rc;
-}
-
-/* swap-sides (Fig. 5.4): agents 0 .. ceil(n/2)-1 from the first band (left or top) to the
- * opposite one, the others back. The two halves are drawn one after the other from one
- * generator; each needs its own capacity (the same number both ways). O(usable + width). */
-static int gen_swap_sides(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
-                          mapf_instance **out, mapf_diag *d) {
-  mapf_params v;
-  int rc = begin(mapf_scengen_find("swap-sides"), n, p, &v, d);
-  if (rc) return rc;
-  if ((rc = need_usable(g, "swap-sides", n, d))) return rc;
-  mapf_rng r;
-  mapf_rng_seed(&r, seed);
-  int axis = v.v[0] >= 0 ? (int)v.v[0] : (int)mapf_rng_below(&r, 2);
-  /* Each band grows to hold its half of the agents, but no further than half the cells: the
-   * two halves' starts must not meet. */
-  int32_t u = g->nusable, k = grown(fraction_cells(v.v[1], u), n - n / 2, u / 2);
-  if (k < 1) k = 1;
-  int32_t *rank = malloc((size_t)u * sizeof *rank);
-  mapf_instance *inst = mapf_instance_new(n);
-  if (!rank || !inst || rank_by_axis(g, axis, rank)) {
-    rc = no_memory(d);
-    goto done;
-  }
-  region first = side_band(rank, u, k, 2 * axis), second = side_band(rank, u, k, 2 * axis + 1);
-  int32_t half = n - n / 2, cap = 0;
-  rc = pair_regions(g, first, second, 0, half, &r, inst->start, inst->goal, &cap);
-  if (rc == MAPF_OK && n - half > 0) {
-    rc = pair_regions(g, second, first, 0, n - half, &r, inst->start + half, inst->goal + half,
-                      &cap);
-    if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, "swap-sides", second, first, cap, n - half);
-  } else if (rc == MAPF_ENOSPACE) {
-    rc = no_space_pairs(d, g, "swap-sides", first, second, cap, half);
-  }
-  if (rc == MAPF_ENOMEM) rc = no_memory(d);
-  if (rc == MAPF_OK) {
-    *out = inst;
-    inst = NULL;
-  }
-done:
-  free(rank);
-  mapf_instance_free(inst);
-  return rc;
-}
-
-/* patrol (seed 004 Sec. 4; scengen.h): starts in the first band (left, or top), goals in the
- * opposite one, paired within components as in cross-sides; the bands grow to hold the agents
- * but never past half the usable cells, so no goal is ever a start (an agent done with its
- * loops stays on its start, where it must not block another agent's goal). Sets loops. The
- * axis, when drawn, is the first draw of the seed. O(usable + width). */
-static int gen_patrol(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
-                      mapf_instance **out, mapf_diag *d) {
-  mapf_params v;
-  int rc = begin(mapf_scengen_find("patrol"), n, p, &v, d);
-  if (rc) return rc;
-  if ((rc = need_usable(g, "patrol", n, d))) return rc;
-  mapf_rng r;
-  mapf_rng_seed(&r, seed);
-  int axis = v.v[1] >= 0 ? (int)v.v[1] : (int)mapf_rng_below(&r, 2);
-  int32_t u = g->nusable, k = grown(fraction_cells(v.v[2], u), n, u / 2);
-  int32_t *rank = malloc((size_t)u * sizeof *rank);
-  mapf_instance *inst = mapf_instance_new(n);
-  if (!rank || !inst || rank_by_axis(g, axis, rank)) {
-    rc = no_memory(d);
-    goto done;
-  }
-  region S = side_band(rank, u, k, 2 * axis), G = side_band(rank, u, k, 2 * axis + 1);
-  int32_t cap = 0;
-  rc = pair_regions(g, S, G, 0, n, &r, inst->start, inst->goal, &cap);
-  if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, "patrol", S, G, cap, n);
-  if (rc == MAPF_ENOMEM) rc = no_memory(d);
-  if (rc == MAPF_OK) {
-    inst->loops = (int32_t)v.v[0];
-    *out = inst;
-    inst = NULL;
-  }
-done:
-  free(rank);
-  mapf_instance_free(inst);
-  return rc;
-}
-
-/* ---- centre --------------------------------------------------------------------------- */
 
 typedef struct dist_cell {
   int64_t d2; /* squared distance to the centre, in half cells (exact) */
@@ -433,39 +309,157 @@ static int rank_by_centre(const mapf_grid *g, int32_t *rank) {
   return MAPF_OK;
 }
 
+/* rank_ready's axis for the ranking by distance to the centre. */
+#define BY_CENTRE (-1)
+
+/* What the region generators (sides, patrol, centre) do first: begin, need_usable, then r
+ * seeded, so that a side or an axis drawn from the seed is its first draw. */
+static int begin_regions(const mapf_grid *g, const char *gen, int32_t n, const mapf_params *p,
+                         uint64_t seed, mapf_params *v, mapf_rng *r, mapf_diag *d) {
+  int rc = begin(mapf_scengen_find(gen), n, p, v, d);
+  if (rc) return rc;
+  if ((rc = need_usable(g, gen, n, d))) return rc;
+  mapf_rng_seed(r, seed);
+  return MAPF_OK;
+}
+
+/* Then, with no draw: a new ranking of the usable cells (by axis 0 or 1, or BY_CENTRE) and a
+ * new instance of n agents. Returns MAPF_OK, or MAPF_ENOMEM with the message and nothing to
+ * free. */
+static int rank_ready(const mapf_grid *g, int axis, int32_t n, int32_t **rank,
+                      mapf_instance **inst, mapf_diag *d) {
+  *rank = malloc((size_t)g->nusable * sizeof **rank);
+  *inst = mapf_instance_new(n);
+  if (*rank && *inst &&
+      (axis == BY_CENTRE ? rank_by_centre(g, *rank) : rank_by_axis(g, axis, *rank)) == MAPF_OK)
+    return MAPF_OK;
+  free(*rank);
+  mapf_instance_free(*inst);
+  return no_memory(d);
+}
+
+/* pair_regions for agents at .. at + n - 1 of inst, with the messages of generator gen. */
+static int pair_into(const mapf_grid *g, const char *gen, region S, region G, int overlap,
+                     int32_t n, mapf_rng *r, mapf_instance *inst, int32_t at, mapf_diag *d) {
+  int32_t cap = 0;
+  int rc = pair_regions(g, S, G, overlap, n, r, inst->start + at, inst->goal + at, &cap);
+  if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, gen, S, G, cap, n);
+  if (rc == MAPF_ENOMEM) rc = no_memory(d);
+  return rc;
+}
+
+/* Last: frees rank, and hands inst to *out when rc is MAPF_OK (frees it otherwise). Returns
+ * rc. */
+static int finish_regions(int rc, int32_t *rank, mapf_instance *inst, mapf_instance **out) {
+  free(rank);
+  if (rc == MAPF_OK)
+    *out = inst;
+  else
+    mapf_instance_free(inst);
+  return rc;
+}
+
+/* ---- sides ---------------------------------------------------------------------------- */
+
+static const char *const side_names[4] = {"left band", "right band", "top band", "bottom band"};
+
+/* The band on side (0 left, 1 right, 2 top, 3 bottom) of a ranking by side / 2's axis: the
+ * first k cells for left and top, the last k for right and bottom. */
+static region side_band(const int32_t *rank, int32_t u, int32_t k, int side) {
+  region b = {side % 2 == 0 ? rank : rank + u - k, k, side_names[side]};
+  return b;
+}
+
+/* n agents with starts in the band of k cells on `side` and goals in the opposite band, the
+ * rest of cross-sides and patrol once their side is known. */
+static int opposite_bands(const mapf_grid *g, const char *gen, int32_t n, int side, int32_t k,
+                          mapf_rng *r, mapf_instance **out, mapf_diag *d) {
+  int32_t u = g->nusable, *rank;
+  mapf_instance *inst;
+  int rc = rank_ready(g, side / 2, n, &rank, &inst, d);
+  if (rc) return rc;
+  region S = side_band(rank, u, k, side), G = side_band(rank, u, k, side ^ 1);
+  rc = pair_into(g, gen, S, G, 2 * k > u, n, r, inst, 0, d);
+  return finish_regions(rc, rank, inst, out);
+}
+
+/* cross-sides (Fig. 5.4): starts in the band on `side`, goals in the opposite band. The side,
+ * when drawn, is the first draw of the seed. O(usable + width). */
+static int gen_cross_sides(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
+                           mapf_instance **out, mapf_diag *d) {
+  mapf_params v;
+  mapf_rng r;
+  int rc = begin_regions(g, "cross-sides", n, p, seed, &v, &r, d);
+  if (rc) return rc;
+  int side = v.v[0] >= 0 ? (int)v.v[0] : (int)mapf_rng_below(&r, 4);
+  int32_t u = g->nusable, k = grown(fraction_cells(v.v[1], u), n, u);
+  return opposite_bands(g, "cross-sides", n, side, k, &r, out, d);
+}
+
+/* swap-sides (Fig. 5.4): agents 0 .. ceil(n/2)-1 from the first band (left or top) to the
+ * opposite one, the others back. The two halves are drawn one after the other from one
+ * generator; each needs its own capacity (the same number both ways). O(usable + width). */
+static int gen_swap_sides(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
+                          mapf_instance **out, mapf_diag *d) {
+  mapf_params v;
+  mapf_rng r;
+  int rc = begin_regions(g, "swap-sides", n, p, seed, &v, &r, d);
+  if (rc) return rc;
+  int axis = v.v[0] >= 0 ? (int)v.v[0] : (int)mapf_rng_below(&r, 2);
+  /* Each band grows to hold its half of the agents, but no further than half the cells: the
+   * two halves' starts must not meet. */
+  int32_t u = g->nusable, k = grown(fraction_cells(v.v[1], u), n - n / 2, u / 2);
+  if (k < 1) k = 1;
+  int32_t *rank;
+  mapf_instance *inst;
+  if ((rc = rank_ready(g, axis, n, &rank, &inst, d))) return rc;
+  region first = side_band(rank, u, k, 2 * axis), second = side_band(rank, u, k, 2 * axis + 1);
+  int32_t half = n - n / 2;
+  rc = pair_into(g, "swap-sides", first, second, 0, half, &r, inst, 0, d);
+  if (rc == MAPF_OK && n - half > 0)
+    rc = pair_into(g, "swap-sides", second, first, 0, n - half, &r, inst, half, d);
+  return finish_regions(rc, rank, inst, out);
+}
+
+/* patrol (seed 004 Sec. 4; scengen.h): starts in the first band (left, or top), goals in the
+ * opposite one, paired within components as in cross-sides; the bands grow to hold the agents
+ * but never past half the usable cells, so no goal is ever a start (an agent done with its
+ * loops stays on its start, where it must not block another agent's goal). Sets loops. The
+ * axis, when drawn, is the first draw of the seed. O(usable + width). */
+static int gen_patrol(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
+                      mapf_instance **out, mapf_diag *d) {
+  mapf_params v;
+  mapf_rng r;
+  int rc = begin_regions(g, "patrol", n, p, seed, &v, &r, d);
+  if (rc) return rc;
+  int axis = v.v[1] >= 0 ? (int)v.v[1] : (int)mapf_rng_below(&r, 2);
+  /* At most half the usable cells each, so the bands never overlap. */
+  int32_t u = g->nusable, k = grown(fraction_cells(v.v[2], u), n, u / 2);
+  rc = opposite_bands(g, "patrol", n, 2 * axis, k, &r, out, d);
+  if (rc == MAPF_OK) (*out)->loops = (int32_t)v.v[0];
+  return rc;
+}
+
+/* ---- centre --------------------------------------------------------------------------- */
+
 /* inside-out and outside-in (Fig. 5.4): the inner region is the first `inner` fraction of the
  * ranking by distance to the centre, the outer region the last `outer` fraction. */
 static int gen_centre(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
                       int inside_out, mapf_instance **out, mapf_diag *d) {
   const char *gen = inside_out ? "inside-out" : "outside-in";
   mapf_params v;
-  int rc = begin(mapf_scengen_find(gen), n, p, &v, d);
-  if (rc) return rc;
-  if ((rc = need_usable(g, gen, n, d))) return rc;
   mapf_rng r;
-  mapf_rng_seed(&r, seed);
+  int rc = begin_regions(g, gen, n, p, seed, &v, &r, d);
+  if (rc) return rc;
   int32_t u = g->nusable;
   int32_t ki = grown(fraction_cells(v.v[0], u), n, u), ko = grown(fraction_cells(v.v[1], u), n, u);
-  int32_t *rank = malloc((size_t)u * sizeof *rank);
-  mapf_instance *inst = mapf_instance_new(n);
-  if (!rank || !inst || rank_by_centre(g, rank)) {
-    rc = no_memory(d);
-    goto done;
-  }
+  int32_t *rank;
+  mapf_instance *inst;
+  if ((rc = rank_ready(g, BY_CENTRE, n, &rank, &inst, d))) return rc;
   region inner = {rank, ki, "inner region"}, outer = {rank + u - ko, ko, "outer region"};
   region S = inside_out ? inner : outer, G = inside_out ? outer : inner;
-  int32_t cap = 0;
-  rc = pair_regions(g, S, G, ki + ko > u, n, &r, inst->start, inst->goal, &cap);
-  if (rc == MAPF_ENOSPACE) rc = no_space_pairs(d, g, gen, S, G, cap, n);
-  if (rc == MAPF_ENOMEM) rc = no_memory(d);
-  if (rc == MAPF_OK) {
-    *out = inst;
-    inst = NULL;
-  }
-done:
-  free(rank);
-  mapf_instance_free(inst);
-  return rc;
+  rc = pair_into(g, gen, S, G, ki + ko > u, n, &r, inst, 0, d);
+  return finish_regions(rc, rank, inst, out);
 }
 
 static int gen_inside_out(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
@@ -520,10 +514,15 @@ static void draw_from(int32_t *cells, int32_t m, int32_t n, mapf_rng *r, int32_t
 
 /* tight-to-tight and tight-to-wide (Fig. 5.4): a start cluster of ceil(n / ds) cells and a
  * disjoint goal cluster of ceil(n / dg) cells, grown by BFS from two centres of one component
- * (scengen.h). Draws: the start centre, the goal centre, n starts, n goals. O(ncells) memory
- * for the marks; O(component) time. */
-static int gen_clusters(const mapf_grid *g, int32_t n, double ds, double dg, uint64_t seed,
-                        const char *gen, mapf_instance **out, mapf_diag *d) {
+ * (scengen.h). ds is parameter 0 (density), dg parameter `goal_param` (0 again for
+ * tight-to-tight, 1 for tight-to-wide's wide). Draws: the start centre, the goal centre, n
+ * starts, n goals. O(ncells) memory for the marks; O(component) time. */
+static int gen_clusters(const mapf_grid *g, const char *gen, int32_t n, const mapf_params *p,
+                        int goal_param, uint64_t seed, mapf_instance **out, mapf_diag *d) {
+  mapf_params v;
+  int rc = begin(mapf_scengen_find(gen), n, p, &v, d);
+  if (rc) return rc;
+  double ds = v.v[0], dg = v.v[goal_param];
   /* Components with room for n starts and n goals in disjoint clusters; on a crowded map, with
    * none, those that hold n agents at all, with clusters that overlap. */
   int64_t eligible = 0, crowded = 0;
@@ -567,7 +566,6 @@ static int gen_clusters(const mapf_grid *g, int32_t n, double ds, double dg, uin
   int32_t *q = malloc((size_t)size * sizeof *q);
   int32_t *sc = malloc((size_t)ms * sizeof *sc);
   int32_t *gc = malloc((size_t)mg * sizeof *gc);
-  int rc = MAPF_OK;
   if (!inst || !mark || !q || !sc || !gc) {
     rc = no_memory(d);
     goto done;
@@ -611,18 +609,12 @@ done:
 
 static int gen_tight_to_tight(const mapf_grid *g, int32_t n, const mapf_params *p,
                               uint64_t seed, mapf_instance **out, mapf_diag *d) {
-  mapf_params v;
-  int rc = begin(mapf_scengen_find("tight-to-tight"), n, p, &v, d);
-  if (rc) return rc;
-  return gen_clusters(g, n, v.v[0], v.v[0], seed, "tight-to-tight", out, d);
+  return gen_clusters(g, "tight-to-tight", n, p, 0, seed, out, d);
 }
 
 static int gen_tight_to_wide(const mapf_grid *g, int32_t n, const mapf_params *p,
                              uint64_t seed, mapf_instance **out, mapf_diag *d) {
-  mapf_params v;
-  int rc = begin(mapf_scengen_find("tight-to-wide"), n, p, &v, d);
-  if (rc) return rc;
-  return gen_clusters(g, n, v.v[0], v.v[1], seed, "tight-to-wide", out, d);
+  return gen_clusters(g, "tight-to-wide", n, p, 1, seed, out, d);
 }
 
 static int gen_random(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,

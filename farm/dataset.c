@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,20 +11,10 @@
 
 #include <sqlite3.h>
 
+#include "diag.h"
 #include "expand.h"
 #include "hash.h"
 #include "image.h"
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 int farm_dataset_label_dir(const char *label, char *buf, size_t n) {
   size_t k = 0;
@@ -51,7 +40,7 @@ int farm_dataset_label_dir(const char *label, char *buf, size_t n) {
 static int make_dirs(const char *dir, char *err, size_t errlen) {
   char path[4096];
   if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
-    set_err(err, errlen, "%s: path too long", dir);
+    farm_set_err(err, errlen, "%s: path too long", dir);
     return -1;
   }
   for (char *p = path + 1;; p++) {
@@ -60,8 +49,8 @@ static int make_dirs(const char *dir, char *err, size_t errlen) {
     *p = '\0';
     struct stat sb;
     if (mkdir(path, 0777) != 0 && (errno != EEXIST || stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
-      set_err(err, errlen, "%s: cannot create the directory: %s", path,
-              errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
+      farm_set_err(err, errlen, "%s: cannot create the directory: %s", path,
+                   errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
       return -1;
     }
     *p = c;
@@ -111,7 +100,7 @@ static int plans_load(sqlite3 *db, const farm_plan_opts *maps, plans *ps, char *
                          "SELECT plan_text, plan_path FROM runs WHERE plan_text IS NOT NULL "
                          "GROUP BY plan_hash, plan_text ORDER BY min(run_id)",
                          -1, &s, NULL) != SQLITE_OK) {
-    set_err(err, errlen, "cannot read the runs: %s", sqlite3_errmsg(db));
+    farm_set_err(err, errlen, "cannot read the runs: %s", sqlite3_errmsg(db));
     return -1;
   }
   int rc;
@@ -126,7 +115,7 @@ static int plans_load(sqlite3 *db, const farm_plan_opts *maps, plans *ps, char *
       farm_space *sp = p ? realloc(ps->space, (size_t)cap * sizeof *sp) : NULL;
       if (!p || !sp) {
         sqlite3_finalize(s);
-        set_err(err, errlen, "out of memory");
+        farm_set_err(err, errlen, "out of memory");
         return -1;
       }
       ps->space = sp;
@@ -151,7 +140,7 @@ static int plans_load(sqlite3 *db, const farm_plan_opts *maps, plans *ps, char *
   }
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) {
-    set_err(err, errlen, "cannot read the runs: %s", sqlite3_errmsg(db));
+    farm_set_err(err, errlen, "cannot read the runs: %s", sqlite3_errmsg(db));
     return -1;
   }
   return 0;
@@ -197,9 +186,8 @@ typedef struct ctx {
   size_t errlen;
 } ctx;
 
-/* The instance of row r: the agent rows of one of its jobs. */
-static int read_instance(ctx *c, const inst_row *r, const mapf_grid *g, mapf_instance **out) {
-  sqlite3_stmt *s = c->job;
+/* Binds row r's instance to ?1..?5 of s: a statement on the `where` of farm_dataset_write. */
+static void bind_instance(sqlite3_stmt *s, const inst_row *r) {
   sqlite3_bind_text(s, 1, r->map, -1, SQLITE_STATIC);
   sqlite3_bind_text(s, 2, r->generator, -1, SQLITE_STATIC);
   sqlite3_bind_int(s, 3, r->agents);
@@ -207,13 +195,19 @@ static int read_instance(ctx *c, const inst_row *r, const mapf_grid *g, mapf_ins
   char hash[17];
   snprintf(hash, sizeof hash, "%016" PRIx64, r->map_hash);
   sqlite3_bind_text(s, 5, hash, 16, SQLITE_TRANSIENT);
+}
+
+/* The instance of row r: the agent rows of one of its jobs. */
+static int read_instance(ctx *c, const inst_row *r, const mapf_grid *g, mapf_instance **out) {
+  sqlite3_stmt *s = c->job;
+  bind_instance(s, r);
   int64_t id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
   sqlite3_reset(s);
   mapf_instance *inst = id >= 0 ? mapf_instance_new(r->agents) : NULL;
   if (!inst) {
-    set_err(c->err, c->errlen, "instance %s (%s, %s, %d agents, instance %d): %s", r->key, r->map,
-            r->generator, (int)r->agents, (int)r->instance,
-            id < 0 ? "no job with agent rows" : "out of memory");
+    farm_set_err(c->err, c->errlen, "instance %s (%s, %s, %d agents, instance %d): %s", r->key,
+                 r->map, r->generator, (int)r->agents, (int)r->instance,
+                 id < 0 ? "no job with agent rows" : "out of memory");
     return -1;
   }
   s = c->agents;
@@ -231,10 +225,10 @@ static int read_instance(ctx *c, const inst_row *r, const mapf_grid *g, mapf_ins
   }
   sqlite3_reset(s);
   if (n != r->agents) {
-    set_err(c->err, c->errlen,
-            "instance %s (%s): the agent rows of result %" PRId64 " do not make %d agents on "
-            "the %dx%d map",
-            r->key, r->map, id, (int)r->agents, (int)g->width, (int)g->height);
+    farm_set_err(c->err, c->errlen,
+                 "instance %s (%s): the agent rows of result %" PRId64 " do not make %d "
+                 "agents on the %dx%d map",
+                 r->key, r->map, id, (int)r->agents, (int)g->width, (int)g->height);
     mapf_instance_free(inst);
     return -1;
   }
@@ -248,13 +242,7 @@ static void write_metrics(ctx *c, const inst_row *r, FILE *f) {
   double *v = calloc((size_t)c->nlabels * NM, sizeof *v);
   char *have = calloc((size_t)c->nlabels * NM, 1);
   sqlite3_stmt *s = c->metrics;
-  sqlite3_bind_text(s, 1, r->map, -1, SQLITE_STATIC);
-  sqlite3_bind_text(s, 2, r->generator, -1, SQLITE_STATIC);
-  sqlite3_bind_int(s, 3, r->agents);
-  sqlite3_bind_int(s, 4, r->instance);
-  char hash[17];
-  snprintf(hash, sizeof hash, "%016" PRIx64, r->map_hash);
-  sqlite3_bind_text(s, 5, hash, 16, SQLITE_TRANSIENT);
+  bind_instance(s, r);
   while (v && have && sqlite3_step(s) == SQLITE_ROW) {
     const char *label = (const char *)sqlite3_column_text(s, 0);
     int32_t l = 0;
@@ -283,7 +271,7 @@ static int write_all(ctx *c, const plans *ps) {
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (!f) {
-    set_err(c->err, c->errlen, "%s: cannot write: %s", tmp, strerror(errno));
+    farm_set_err(c->err, c->errlen, "%s: cannot write: %s", tmp, strerror(errno));
     return -1;
   }
   fputs("key,map,generator,agents,instance,label,split", f);
@@ -302,10 +290,10 @@ static int write_all(ctx *c, const plans *ps) {
     const inst_row *r = &c->rows[i];
     const mapf_grid *g = plans_grid(ps, r->map_hash);
     if (!g) {
-      set_err(c->err, c->errlen,
-              "map %s (content hash %016" PRIx64 ") is not among the maps of the plans in the "
-              "database%s%s; give its directory with --maps DIR",
-              r->map, r->map_hash, ps->first_error[0] ? ": " : "", ps->first_error);
+      farm_set_err(c->err, c->errlen,
+                   "map %s (content hash %016" PRIx64 ") is not among the maps of the "
+                   "plans in the database%s%s; give its directory with --maps DIR",
+                   r->map, r->map_hash, ps->first_error[0] ? ": " : "", ps->first_error);
       rc = -1;
       break;
     }
@@ -350,11 +338,11 @@ static int write_all(ctx *c, const plans *ps) {
   snprintf(path, sizeof path, "%s/labels.csv", o->out_dir);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   if (fclose(f) != 0 && rc == 0) {
-    set_err(c->err, c->errlen, "%s: cannot write: %s", tmp, strerror(errno));
+    farm_set_err(c->err, c->errlen, "%s: cannot write: %s", tmp, strerror(errno));
     rc = -1;
   }
   if (rc == 0 && rename(tmp, path) != 0) {
-    set_err(c->err, c->errlen, "%s: cannot write: %s", path, strerror(errno));
+    farm_set_err(c->err, c->errlen, "%s: cannot write: %s", path, strerror(errno));
     rc = -1;
   }
   if (rc) remove(tmp);
@@ -378,7 +366,7 @@ static int read_rows(ctx *c) {
       char **dd = l ? realloc(c->dirs, (size_t)cap * sizeof *dd) : NULL;
       if (!dd) {
         sqlite3_finalize(s);
-        set_err(c->err, c->errlen, "out of memory");
+        farm_set_err(c->err, c->errlen, "out of memory");
         return -1;
       }
       c->dirs = dd;
@@ -391,17 +379,17 @@ static int read_rows(ctx *c) {
   }
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) {
-    set_err(c->err, c->errlen, "cannot read the labels: %s", sqlite3_errmsg(c->db));
+    farm_set_err(c->err, c->errlen, "cannot read the labels: %s", sqlite3_errmsg(c->db));
     return -1;
   }
   /* Two labels in one directory would mix their classes. */
   for (int32_t i = 0; i < c->nlabels; i++)
     for (int32_t j = 0; j < i; j++)
       if (strcmp(c->dirs[i], c->dirs[j]) == 0) {
-        set_err(c->err, c->errlen,
-                "labels \"%s\" and \"%s\" both become the directory \"%s\"; rename one in the "
-                "plan",
-                c->labels[j], c->labels[i], c->dirs[i]);
+        farm_set_err(c->err, c->errlen,
+                     "labels \"%s\" and \"%s\" both become the directory \"%s\"; rename one in the "
+                     "plan",
+                     c->labels[j], c->labels[i], c->dirs[i]);
         return -1;
       }
 
@@ -418,7 +406,7 @@ static int read_rows(ctx *c) {
       inst_row *r = realloc(c->rows, (size_t)rcap * sizeof *r);
       if (!r) {
         sqlite3_finalize(s);
-        set_err(c->err, c->errlen, "out of memory");
+        farm_set_err(c->err, c->errlen, "out of memory");
         return -1;
       }
       c->rows = r;
@@ -445,14 +433,14 @@ static int read_rows(ctx *c) {
   }
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) {
-    set_err(c->err, c->errlen, "cannot read the portfolio labels: %s", sqlite3_errmsg(c->db));
+    farm_set_err(c->err, c->errlen, "cannot read the portfolio labels: %s", sqlite3_errmsg(c->db));
     return -1;
   }
   /* The split: instances in the order of a seeded hash of their key, the first share to
    * train/. Exact shares, independent of the row order and of the other instances' keys. */
   inst_row **by = malloc((size_t)(c->nrows ? c->nrows : 1) * sizeof *by);
   if (!by) {
-    set_err(c->err, c->errlen, "out of memory");
+    farm_set_err(c->err, c->errlen, "out of memory");
     return -1;
   }
   for (int64_t i = 0; i < c->nrows; i++) by[i] = &c->rows[i];
@@ -503,7 +491,7 @@ int farm_dataset_write(farm_store *st, const farm_dataset_opts *o, farm_dataset_
   rc = 0;
   goto done;
 sql_error:
-  set_err(err, errlen, "cannot read the database: %s", sqlite3_errmsg(c.db));
+  farm_set_err(err, errlen, "cannot read the database: %s", sqlite3_errmsg(c.db));
 done:
   sqlite3_finalize(c.job);
   sqlite3_finalize(c.agents);

@@ -1,4 +1,4 @@
-/* diag.c: growing list of diagnostics. */
+/* diag.c: growing list of diagnostics, and one-line errors. */
 #include "diag.h"
 
 #include <stdarg.h>
@@ -40,4 +40,12 @@ void farm_diags_push(farm_diags *ds, const mapf_diag *src) {
 void farm_diags_free(farm_diags *ds) {
   free(ds->items);
   memset(ds, 0, sizeof *ds);
+}
+
+void farm_set_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
 }

@@ -3,6 +3,7 @@
 #ifndef FARM_DIAG_H
 #define FARM_DIAG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -25,5 +26,13 @@ void farm_diags_push(farm_diags *ds, const mapf_diag *d);
 
 /* Frees the list and zeroes it. */
 void farm_diags_free(farm_diags *ds);
+
+/* Formats a one-line error into err (the err/errlen pair of the database and dataset
+ * functions), cut to fit; a NULL err or an errlen of 0 is a no-op. */
+void farm_set_err(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 #endif

@@ -55,20 +55,12 @@ void farm_space_free(farm_space *sp) {
   memset(sp, 0, sizeof *sp);
 }
 
-/* Shortest %g text that reads back to the same double (0 -> "0", 1.5 -> "1.5"). */
-static void fmt_real(double v, char *buf, size_t n) {
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, n, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v) return;
-  }
-}
-
 /* The key text's lines from `algorithm=` on (see the top of this file), given the entry's
  * parameter JSON. Returns the length, truncated to n - 1. */
 static int key_tail(const farm_plan *plan, const farm_algo_spec *as, const char *json, char *buf,
                     size_t n) {
   char secs[40];
-  fmt_real(plan->limits.seconds, secs, sizeof secs);
+  farm_format_real(plan->limits.seconds, secs, sizeof secs);
   int len = snprintf(buf, n,
                      "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,expansions:%lld\n"
                      "execution=%s\n",

@@ -132,6 +132,11 @@ static void map_dirs_env(map_dirs *md) {
     md->dir[md->n++] = tok;
 }
 
+/* A --maps DIR option; past MAX_MAP_DIRS the rest are ignored. */
+static void map_dirs_add(map_dirs *md, const char *dir) {
+  if (md->n < MAX_MAP_DIRS) md->dir[md->n++] = dir;
+}
+
 static int parse_long(const char *s, long long lo, long long hi, long long *out) {
   char *end;
   errno = 0;
@@ -153,6 +158,29 @@ static int parse_double(const char *s, double lo, double hi, double *out) {
 static const char *need_value(int argc, char **argv, int *i) {
   if (*i + 1 >= argc) return NULL;
   return argv[++*i];
+}
+
+/* An argument that no option of command cmd took: its one positional argument, into *slot
+ * while that is unset (slot NULL: the command takes none). Returns 0, or EXIT_BAD_INPUT after
+ * printing why. */
+static int positional_arg(const char *cmd, const char *a, const char **slot) {
+  if (a[0] == '-') {
+    fprintf(stderr, "mapfarm: error: unknown option %s for %s\n%s", a, cmd, usage);
+    return EXIT_BAD_INPUT;
+  }
+  if (!slot || *slot) return bad_usage("unexpected argument %s", a);
+  *slot = a;
+  return 0;
+}
+
+/* Opens db read-only for a command that only reads it, with err the command's own buffer.
+ * Returns 0 and *st, or EXIT_BAD_INPUT after printing why. */
+static int open_readonly(const char *db, farm_store **st, char *err, size_t errlen) {
+  if (farm_store_open(db, FARM_STORE_READONLY, st, err, errlen) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  return 0;
 }
 
 /* ---- progress ------------------------------------------------------------------------ */
@@ -234,13 +262,10 @@ static int cmd_expand(int argc, char **argv) {
     } else if (strcmp(argv[i], "--maps") == 0) {
       const char *v = need_value(argc, argv, &i);
       if (!v) return bad_usage("%s needs a directory", "--maps");
-      if (md.n < MAX_MAP_DIRS) md.dir[md.n++] = v;
-    } else if (argv[i][0] == '-') {
-      return bad_usage("unknown option %s for expand", argv[i]);
-    } else if (!plan_path) {
-      plan_path = argv[i];
+      map_dirs_add(&md, v);
     } else {
-      return bad_usage("unexpected argument %s", argv[i]);
+      int e = positional_arg("expand", argv[i], &plan_path);
+      if (e) return e;
     }
   }
   if (!plan_path) return bad_usage("%s needs a plan file", "expand");
@@ -316,15 +341,12 @@ static int cmd_run(int argc, char **argv) {
         return bad_usage("--shard: expected I/N with 1 <= I <= N, found \"%s\"", v ? v : "");
     } else if (strcmp(a, "--maps") == 0) {
       if (!(v = need_value(argc, argv, &i))) return bad_usage("%s needs a directory", a);
-      if (md.n < MAX_MAP_DIRS) md.dir[md.n++] = v;
+      map_dirs_add(&md, v);
     } else if (strcmp(a, "--retry-failed") == 0) {
       retry_failed = 1;
-    } else if (a[0] == '-') {
-      return bad_usage("unknown option %s for run", a);
-    } else if (!plan_path) {
-      plan_path = a;
     } else {
-      return bad_usage("unexpected argument %s", a);
+      int e = positional_arg("run", a, &plan_path);
+      if (e) return e;
     }
   }
   if (!plan_path) return bad_usage("%s needs a plan file", "run");
@@ -399,39 +421,50 @@ static int cmd_run(int argc, char **argv) {
 
 /* ---- mapfarm report ------------------------------------------------------------------ */
 
+/* Consumes argv[*i] (and its value) when it is an option of both report and portfolio. Returns
+ * as instance_arg does. */
+static int report_arg(int argc, char **argv, int *i, farm_report_opts *ro) {
+  const char *a = argv[*i], *v;
+  if (strcmp(a, "--format") == 0) {
+    v = need_value(argc, argv, i);
+    if (v && strcmp(v, "text") == 0) ro->format = FARM_FORMAT_TEXT;
+    else if (v && strcmp(v, "md") == 0) ro->format = FARM_FORMAT_MD;
+    else if (v && strcmp(v, "csv") == 0) ro->format = FARM_FORMAT_CSV;
+    else return 1000 + bad_usage("--format: expected text, md or csv, found \"%s\"", v ? v : "");
+  } else if (strcmp(a, "--max-agents") == 0) {
+    long long n;
+    v = need_value(argc, argv, i);
+    if (!v || parse_long(v, 1, 100000000, &n) < 0)
+      return 1000 + bad_usage("--max-agents: expected an integer >= 1, found \"%s\"", v ? v : "");
+    ro->max_agents = (int32_t)n;
+  } else if (strcmp(a, "--where") == 0) {
+    if (!(ro->where = need_value(argc, argv, i)))
+      return 1000 + bad_usage("%s needs an SQL condition", a);
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 static int cmd_report(int argc, char **argv) {
   const char *db = NULL, *name = NULL;
   farm_report_opts ro = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v;
+    int took = report_arg(argc, argv, &i, &ro);
+    if (took >= 1000) return took - 1000;
+    if (took) continue;
     if (strcmp(a, "--db") == 0) {
       if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", a);
-    } else if (strcmp(a, "--format") == 0) {
-      v = need_value(argc, argv, &i);
-      if (v && strcmp(v, "text") == 0) ro.format = FARM_FORMAT_TEXT;
-      else if (v && strcmp(v, "md") == 0) ro.format = FARM_FORMAT_MD;
-      else if (v && strcmp(v, "csv") == 0) ro.format = FARM_FORMAT_CSV;
-      else return bad_usage("--format: expected text, md or csv, found \"%s\"", v ? v : "");
-    } else if (strcmp(a, "--max-agents") == 0) {
-      long long n;
-      v = need_value(argc, argv, &i);
-      if (!v || parse_long(v, 1, 100000000, &n) < 0)
-        return bad_usage("--max-agents: expected an integer >= 1, found \"%s\"", v ? v : "");
-      ro.max_agents = (int32_t)n;
     } else if (strcmp(a, "--rows") == 0 || strcmp(a, "--cols") == 0) {
       char derr[512];
       if (!(v = need_value(argc, argv, &i))) return bad_usage("%s needs a dimension", a);
       if (farm_report_check_dim(v, derr, sizeof derr) < 0) return bad_usage("%s", derr);
       if (a[2] == 'r') ro.rows = v;
       else ro.cols = v;
-    } else if (strcmp(a, "--where") == 0) {
-      if (!(ro.where = need_value(argc, argv, &i))) return bad_usage("%s needs an SQL condition", a);
-    } else if (a[0] == '-') {
-      return bad_usage("unknown option %s for report", a);
-    } else if (!name) {
-      name = a;
     } else {
-      return bad_usage("unexpected argument %s", a);
+      int e = positional_arg("report", a, &name);
+      if (e) return e;
     }
   }
   if (!db) return bad_usage("%s needs --db FILE", "report");
@@ -441,10 +474,7 @@ static int cmd_report(int argc, char **argv) {
                               "report");
   char err[1024];
   farm_store *st = NULL;
-  if (farm_store_open(db, FARM_STORE_READONLY, &st, err, sizeof err) < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
-    return EXIT_BAD_INPUT;
-  }
+  if (open_readonly(db, &st, err, sizeof err)) return EXIT_BAD_INPUT;
   int rc = farm_report(st, name, &ro, stdout, err, sizeof err);
   farm_store_close(st);
   if (rc < 0) {
@@ -464,46 +494,29 @@ static int cmd_portfolio(int argc, char **argv) {
   farm_report_opts ro = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
+    int took = report_arg(argc, argv, &i, &ro);
+    if (took >= 1000) return took - 1000;
+    if (took) continue;
     if (strcmp(a, "--db") == 0) {
       if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", a);
     } else if (strcmp(a, "--size") == 0) {
       v = need_value(argc, argv, &i);
       if (!v || parse_long(v, 1, INT32_MAX, &size) < 0)
         return bad_usage("--size: expected an integer >= 1, found \"%s\"", v ? v : "");
-    } else if (strcmp(a, "--format") == 0) {
-      v = need_value(argc, argv, &i);
-      if (v && strcmp(v, "text") == 0) ro.format = FARM_FORMAT_TEXT;
-      else if (v && strcmp(v, "md") == 0) ro.format = FARM_FORMAT_MD;
-      else if (v && strcmp(v, "csv") == 0) ro.format = FARM_FORMAT_CSV;
-      else return bad_usage("--format: expected text, md or csv, found \"%s\"", v ? v : "");
-    } else if (strcmp(a, "--max-agents") == 0) {
-      long long n;
-      v = need_value(argc, argv, &i);
-      if (!v || parse_long(v, 1, 100000000, &n) < 0)
-        return bad_usage("--max-agents: expected an integer >= 1, found \"%s\"", v ? v : "");
-      ro.max_agents = (int32_t)n;
-    } else if (strcmp(a, "--where") == 0) {
-      if (!(ro.where = need_value(argc, argv, &i)))
-        return bad_usage("%s needs an SQL condition", a);
     } else if (strcmp(a, "--by") == 0) {
       v = need_value(argc, argv, &i);
       if (v && strcmp(v, "distance") == 0) by = FARM_PF_BY_DISTANCE;
       else if (v && strcmp(v, "suboptimality") == 0) by = FARM_PF_BY_SUBOPTIMALITY;
       else return bad_usage("--by: expected distance or suboptimality, found \"%s\"", v ? v : "");
-    } else if (a[0] == '-') {
-      return bad_usage("unknown option %s for portfolio", a);
     } else {
-      return bad_usage("unexpected argument %s", a);
+      return positional_arg("portfolio", a, NULL);
     }
   }
   if (!db) return bad_usage("%s needs --db FILE", "portfolio");
   if (size == 0) return bad_usage("%s needs --size N (the largest portfolio)", "portfolio");
   char err[1024];
   farm_store *st = NULL;
-  if (farm_store_open(db, FARM_STORE_READONLY, &st, err, sizeof err) < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
-    return EXIT_BAD_INPUT;
-  }
+  if (open_readonly(db, &st, err, sizeof err)) return EXIT_BAD_INPUT;
   int rc = farm_report_greedy_by(st, (int32_t)size, &ro, by, stdout, err, sizeof err);
   farm_store_close(st);
   if (rc < 0) {
@@ -600,17 +613,17 @@ typedef struct instance_args {
 } instance_args;
 
 /* Consumes argv[*i] (and its value) when it is an instance option. Returns 1 when consumed, 0
- * when not one, or EXIT_BAD_INPUT + 1000 after printing why. */
+ * when not one, or EXIT_BAD_INPUT + 1000 after printing why. Every option of solve and render
+ * takes a value, so an option without one is refused here, whichever it is. */
 static int instance_arg(int argc, char **argv, int *i, instance_args *ia, map_dirs *md) {
   const char *a = argv[*i];
-  if (*i + 1 >= argc) return 0;
+  if (*i + 1 >= argc) return a[0] == '-' ? 1000 + bad_usage("%s needs a value", a) : 0;
   const char *v = argv[*i + 1];
   if (strcmp(a, "--map") == 0) ia->map_path = v;
   else if (strcmp(a, "--scen") == 0) ia->scen_path = v;
   else if (strcmp(a, "--generator") == 0) ia->generator = v;
-  else if (strcmp(a, "--maps") == 0) {
-    if (md->n < MAX_MAP_DIRS) md->dir[md->n++] = v;
-  } else if (strcmp(a, "--agents") == 0) {
+  else if (strcmp(a, "--maps") == 0) map_dirs_add(md, v);
+  else if (strcmp(a, "--agents") == 0) {
     if (parse_long(v, 1, 100000000, &ia->agents) < 0)
       return 1000 + bad_usage("--agents: expected an integer >= 1, found \"%s\"", v);
   } else if (strcmp(a, "--seed") == 0) {
@@ -706,8 +719,6 @@ static int cmd_solve(int argc, char **argv) {
   map_dirs md = {0};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
-    int has = i + 1 < argc;
-    if (a[0] == '-' && !has) return bad_usage("%s needs a value", a);
     int took = instance_arg(argc, argv, &i, &ia, &md);
     if (took >= 1000) return took - 1000;
     if (took) continue;
@@ -905,7 +916,6 @@ static int cmd_render(int argc, char **argv) {
   map_dirs md = {0};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
-    if (a[0] == '-' && i + 1 >= argc) return bad_usage("%s needs a value", a);
     int took = instance_arg(argc, argv, &i, &ia, &md);
     if (took >= 1000) return took - 1000;
     if (took) continue;
@@ -962,9 +972,8 @@ static int cmd_dataset(int argc, char **argv) {
     const char *v = argv[++i];
     if (strcmp(a, "--db") == 0) db = v;
     else if (strcmp(a, "--out") == 0) out = v;
-    else if (strcmp(a, "--maps") == 0) {
-      if (md.n < MAX_MAP_DIRS) md.dir[md.n++] = v;
-    } else if (strcmp(a, "--size") == 0) {
+    else if (strcmp(a, "--maps") == 0) map_dirs_add(&md, v);
+    else if (strcmp(a, "--size") == 0) {
       if (parse_long(v, 1, FARM_IMAGE_MAX_SIDE, &size) < 0)
         return bad_usage("--size: expected an integer in [1, 65536], found \"%s\"", v);
     } else if (strcmp(a, "--seed") == 0) {
@@ -981,10 +990,7 @@ static int cmd_dataset(int argc, char **argv) {
   if (!out) return bad_usage("%s needs --out DIR", "dataset");
   farm_store *st = NULL;
   char err[1600];
-  if (farm_store_open(db, FARM_STORE_READONLY, &st, err, sizeof err) < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
-    return EXIT_BAD_INPUT;
-  }
+  if (open_readonly(db, &st, err, sizeof err)) return EXIT_BAD_INPUT;
   map_dirs_env(&md);
   farm_dataset_opts o = {out, (int32_t)size, train, (uint64_t)seed, {md.dir, md.n}};
   farm_dataset_result res;
@@ -1110,20 +1116,13 @@ static int open_db_arg(int argc, char **argv, const char *cmd, farm_store **st) 
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--db") == 0) {
       if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", "--db");
-    } else if (argv[i][0] == '-') {
-      fprintf(stderr, "mapfarm: error: unknown option %s for %s\n%s", argv[i], cmd, usage);
-      return EXIT_BAD_INPUT;
     } else {
-      return bad_usage("unexpected argument %s", argv[i]);
+      return positional_arg(cmd, argv[i], NULL);
     }
   }
   if (!db) return bad_usage("%s needs --db FILE", cmd);
   char err[1024];
-  if (farm_store_open(db, FARM_STORE_READONLY, st, err, sizeof err) < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
-    return EXIT_BAD_INPUT;
-  }
-  return 0;
+  return open_readonly(db, st, err, sizeof err);
 }
 
 /* A duration for people: "42 s", "3m05s", "2h07m", "3d04h"; "-" when unknown. */
@@ -1336,9 +1335,8 @@ static int cmd_bench(int argc, char **argv) {
     const char *a = argv[i], *v = need_value(argc, argv, &i);
     if (!v) return bad_usage("%s needs a value", a);
     if (strcmp(a, "--map") == 0) map_path = v;
-    else if (strcmp(a, "--maps") == 0) {
-      if (md.n < MAX_MAP_DIRS) md.dir[md.n++] = v;
-    } else if (astar && strcmp(a, "--scen") == 0) scen_path = v;
+    else if (strcmp(a, "--maps") == 0) map_dirs_add(&md, v);
+    else if (astar && strcmp(a, "--scen") == 0) scen_path = v;
     else if (sim && strcmp(a, "--agents") == 0) agents_arg = v;
     else if (sim && strcmp(a, "--algo") == 0) algo_name = v;
     else if (sim && strcmp(a, "--steps") == 0) {

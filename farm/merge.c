@@ -17,7 +17,6 @@
  * written under OUT's. runs.run_id is renumbered the same way, through runs.run_uid. */
 #include "merge.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 
 #include <sqlite3.h>
 
+#include "diag.h"
 #include "store.h"
 
 /* The columns of `results` that must agree when OUT and an input hold the same job key:
@@ -72,17 +72,6 @@ typedef struct merger {
   size_t errlen;
 } merger;
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 static void cols_free(col_list *c) {
   for (int i = 0; i < c->n; i++) sqlite3_free(c->name[i]);
   free(c->name);
@@ -123,8 +112,8 @@ static int cols_load(merger *m, const char *table, const char *skip, col_list *c
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
   sqlite3_finalize(s);
   if (rc != SQLITE_OK || c->n == 0) {
-    set_err(m->err, m->errlen, "%s: cannot read the columns of %s: %s", m->out_path, table,
-            rc != SQLITE_OK ? sqlite3_errstr(rc) : "no such table");
+    farm_set_err(m->err, m->errlen, "%s: cannot read the columns of %s: %s", m->out_path, table,
+                 rc != SQLITE_OK ? sqlite3_errstr(rc) : "no such table");
     return -1;
   }
   return 0;
@@ -193,13 +182,13 @@ static char *select_sql(sqlite3 *in, sqlite3 *out, const char *first, const col_
 static int prepare_owned(sqlite3 *db, char *sql, sqlite3_stmt **s, const char *path,
                          char *err, size_t errlen) {
   if (!sql) {
-    set_err(err, errlen, "%s: out of memory", path);
+    farm_set_err(err, errlen, "%s: out of memory", path);
     return -1;
   }
   int rc = sqlite3_prepare_v2(db, sql, -1, s, NULL);
   sqlite3_free(sql);
   if (rc != SQLITE_OK) {
-    set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+    farm_set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
     return -1;
   }
   return 0;
@@ -230,10 +219,10 @@ static int merger_init(merger *m) {
   for (int k = 0; k < NCONFLICT; k++)
     if ((m->conflict_at[k] = cols_find(&m->results, conflict_columns[k])) < 0) missing = 1;
   if (missing) {
-    set_err(m->err, m->errlen,
-            "%s: not the database layout of this mapfarm (a column of runs, results or "
-            "agent_results is missing)",
-            m->out_path);
+    farm_set_err(m->err, m->errlen,
+                 "%s: not the database layout of this mapfarm (a column of runs, results or "
+                 "agent_results is missing)",
+                 m->out_path);
     return -1;
   }
   /* What OUT holds under a key: the columns compared, in conflict_columns order. */
@@ -341,7 +330,7 @@ static int step_out(merger *m, sqlite3_stmt *s, const char *in_path, const char 
   int rc = sqlite3_step(s);
   if (rc != SQLITE_DONE) {
     if ((rc & 0xff) == SQLITE_CONSTRAINT) *bad = 1;
-    set_err(m->err, m->errlen, "%s: %s: %s", in_path, what, sqlite3_errmsg(m->out));
+    farm_set_err(m->err, m->errlen, "%s: %s: %s", in_path, what, sqlite3_errmsg(m->out));
   }
   sqlite3_reset(s);
   sqlite3_clear_bindings(s);
@@ -383,8 +372,8 @@ static int copy_runs(merger *m, int32_t idx, sqlite3_stmt *in_runs, const char *
     sqlite3_reset(m->find_run);
     sqlite3_clear_bindings(m->find_run);
     if (frc != SQLITE_ROW && frc != SQLITE_DONE) {
-      set_err(m->err, m->errlen, "%s: cannot look up a run: %s", m->out_path,
-              sqlite3_errmsg(m->out));
+      farm_set_err(m->err, m->errlen, "%s: cannot look up a run: %s", m->out_path,
+                   sqlite3_errmsg(m->out));
       return -1;
     }
     if (frc == SQLITE_ROW && out_running && !in_running) {
@@ -414,7 +403,7 @@ static int copy_runs(merger *m, int32_t idx, sqlite3_stmt *in_runs, const char *
       cap = cap ? 2 * cap : 16;
       id_pair *grown = realloc(*ids, (size_t)cap * sizeof *grown);
       if (!grown) {
-        set_err(m->err, m->errlen, "%s: out of memory", path);
+        farm_set_err(m->err, m->errlen, "%s: out of memory", path);
         return -1;
       }
       *ids = grown;
@@ -422,8 +411,8 @@ static int copy_runs(merger *m, int32_t idx, sqlite3_stmt *in_runs, const char *
     (*ids)[(*nids)++] = (id_pair){in_id, out_id};
   }
   if (rc != SQLITE_DONE) {
-    set_err(m->err, m->errlen, "%s: cannot read runs: %s", path,
-            sqlite3_errmsg(sqlite3_db_handle(in_runs)));
+    farm_set_err(m->err, m->errlen, "%s: cannot read runs: %s", path,
+                 sqlite3_errmsg(sqlite3_db_handle(in_runs)));
     return -1;
   }
   return 0;
@@ -496,8 +485,8 @@ static int copy_agents(merger *m, int32_t idx, sqlite3_stmt *in_agents, int64_t 
   sqlite3_reset(in_agents);
   sqlite3_clear_bindings(in_agents);
   if (rc != SQLITE_DONE) {
-    set_err(m->err, m->errlen, "%s: cannot read agent rows: %s", fi->path,
-            sqlite3_errmsg(sqlite3_db_handle(in_agents)));
+    farm_set_err(m->err, m->errlen, "%s: cannot read agent rows: %s", fi->path,
+                 sqlite3_errmsg(sqlite3_db_handle(in_agents)));
     return -1;
   }
   /* The job's coherence samples, the same way. */
@@ -517,8 +506,8 @@ static int copy_agents(merger *m, int32_t idx, sqlite3_stmt *in_agents, int64_t 
   }
   sqlite3_reset(m->in_series);
   if (rc != SQLITE_DONE) {
-    set_err(m->err, m->errlen, "%s: cannot read coherence rows: %s", fi->path,
-            sqlite3_errmsg(sqlite3_db_handle(m->in_series)));
+    farm_set_err(m->err, m->errlen, "%s: cannot read coherence rows: %s", fi->path,
+                 sqlite3_errmsg(sqlite3_db_handle(m->in_series)));
     return -1;
   }
   return 0;
@@ -534,7 +523,7 @@ static int copy_results(merger *m, int32_t idx, sqlite3_stmt *in_res, sqlite3_st
     const char *key = (const char *)sqlite3_column_text(in_res, m->res_key);
     if (!key) {
       *bad = 1;
-      set_err(m->err, m->errlen, "%s: results holds a row with a NULL job_key", fi->path);
+      farm_set_err(m->err, m->errlen, "%s: results holds a row with a NULL job_key", fi->path);
       return -1;
     }
     sqlite3_bind_text(m->find_result, 1, key, -1, SQLITE_TRANSIENT);
@@ -544,8 +533,8 @@ static int copy_results(merger *m, int32_t idx, sqlite3_stmt *in_res, sqlite3_st
     sqlite3_clear_bindings(m->find_result);
     if (frc == SQLITE_ROW) continue;
     if (frc != SQLITE_DONE) {
-      set_err(m->err, m->errlen, "%s: cannot look up job %s: %s", m->out_path, key,
-              sqlite3_errmsg(m->out));
+      farm_set_err(m->err, m->errlen, "%s: cannot look up job %s: %s", m->out_path, key,
+                   sqlite3_errmsg(m->out));
       return -1;
     }
     sqlite3_stmt *p = m->put_result;
@@ -578,8 +567,8 @@ static int copy_results(merger *m, int32_t idx, sqlite3_stmt *in_res, sqlite3_st
       return -1;
   }
   if (rc != SQLITE_DONE) {
-    set_err(m->err, m->errlen, "%s: cannot read results: %s", fi->path,
-            sqlite3_errmsg(sqlite3_db_handle(in_res)));
+    farm_set_err(m->err, m->errlen, "%s: cannot read results: %s", fi->path,
+                 sqlite3_errmsg(sqlite3_db_handle(in_res)));
     return -1;
   }
   return 0;
@@ -626,7 +615,7 @@ static int merge_one(merger *m, int32_t idx) {
    * in id order, in which both results and agent_results are stored, so the input is read
    * front to back; in job key order every job's agent rows would be on another page. */
   if (sqlite3_exec(in, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-    set_err(m->err, m->errlen, "%s: cannot read: %s", path, sqlite3_errmsg(in));
+    farm_set_err(m->err, m->errlen, "%s: cannot read: %s", path, sqlite3_errmsg(in));
     goto done;
   }
   if (prepare_owned(in, select_sql(in, m->out, "run_id", &m->runs, "runs", "ORDER BY run_id"),
@@ -642,7 +631,7 @@ static int merge_one(merger *m, int32_t idx) {
                      dup_sql("SELECT step, coherence FROM coherence_series WHERE result_id = "
                              "?1 ORDER BY step"),
                      &m->in_series, path, msg, sizeof msg) < 0)) {
-    set_err(m->err, m->errlen, "%s (not the database layout of this mapfarm)", msg);
+    farm_set_err(m->err, m->errlen, "%s (not the database layout of this mapfarm)", msg);
     rc = FARM_MERGE_BAD_INPUT;
     goto done;
   }
@@ -656,7 +645,7 @@ static int merge_one(merger *m, int32_t idx) {
   sqlite3_stmt *live = NULL;
   if (sqlite3_prepare_v2(in, sql_live_runs, -1, &live, NULL) != SQLITE_OK ||
       sqlite3_step(live) != SQLITE_ROW) {
-    set_err(m->err, m->errlen, "%s: cannot read runs: %s", path, sqlite3_errmsg(in));
+    farm_set_err(m->err, m->errlen, "%s: cannot read runs: %s", path, sqlite3_errmsg(in));
     sqlite3_finalize(live);
     goto done;
   }
@@ -676,33 +665,20 @@ done:
   return rc;
 }
 
-/* Removes a database file that this merge created, with its WAL and shared-memory files. */
-static void remove_created(const char *path) {
-  size_t n = strlen(path) + 5;
-  char *side = malloc(n);
-  unlink(path);
-  if (!side) return;
-  snprintf(side, n, "%s-wal", path);
-  unlink(side);
-  snprintf(side, n, "%s-shm", path);
-  unlink(side);
-  free(side);
-}
-
 int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
                farm_merge_result *res, char *err, size_t errlen) {
   memset(res, 0, sizeof *res);
   if (!out_path || !*out_path) {
-    set_err(err, errlen, "no output database given");
+    farm_set_err(err, errlen, "no output database given");
     return FARM_MERGE_BAD_INPUT;
   }
   if (n <= 0 || !in_paths) {
-    set_err(err, errlen, "%s: no input databases to merge", out_path);
+    farm_set_err(err, errlen, "%s: no input databases to merge", out_path);
     return FARM_MERGE_BAD_INPUT;
   }
   res->inputs = calloc((size_t)n, sizeof *res->inputs);
   if (!res->inputs) {
-    set_err(err, errlen, "out of memory");
+    farm_set_err(err, errlen, "out of memory");
     return FARM_MERGE_FAILED;
   }
   res->ninputs = n;
@@ -715,8 +691,8 @@ int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
   for (int32_t i = 0; i < n; i++) {
     if (out_exists && stat(in_paths[i], &is) == 0 && is.st_dev == os.st_dev &&
         is.st_ino == os.st_ino) {
-      set_err(err, errlen, "%s: is the output database; it cannot also be an input",
-              in_paths[i]);
+      farm_set_err(err, errlen, "%s: is the output database; it cannot also be an input",
+                   in_paths[i]);
       return FARM_MERGE_BAD_INPUT;
     }
     farm_store *st = NULL;
@@ -738,7 +714,7 @@ int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
   int rc = FARM_MERGE_FAILED;
   if (merger_init(&m) < 0) goto done;
   if (sqlite3_exec(m.out, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-    set_err(err, errlen, "%s: cannot lock the database: %s", out_path, sqlite3_errmsg(m.out));
+    farm_set_err(err, errlen, "%s: cannot lock the database: %s", out_path, sqlite3_errmsg(m.out));
     goto done;
   }
   for (int32_t i = 0; i < n; i++) {
@@ -749,7 +725,7 @@ int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
     }
   }
   if (sqlite3_exec(m.out, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-    set_err(err, errlen, "%s: cannot commit the merge: %s", out_path, sqlite3_errmsg(m.out));
+    farm_set_err(err, errlen, "%s: cannot commit the merge: %s", out_path, sqlite3_errmsg(m.out));
     goto done;
   }
   rc = res->conflicts > 0 ? FARM_MERGE_CONFLICTS : FARM_MERGE_OK;
@@ -760,7 +736,7 @@ done:
   farm_store_close(out);
   if (rc < 0) {
     /* Nothing of a failed merge stays: not even the OUT it created. */
-    if (res->created) remove_created(out_path);
+    if (res->created) farm_store_remove(out_path);
     for (int32_t i = 0; i < n; i++) {
       farm_merge_input *fi = &res->inputs[i];
       fi->added = fi->agent_rows = fi->present = fi->conflicts = 0;

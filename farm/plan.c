@@ -407,8 +407,7 @@ static int parse_real(const char *s, double *out) {
   return 0;
 }
 
-/* Shortest %g text that reads back to the same double. */
-static void fmt_real(double v, char *buf, size_t n) {
+void farm_format_real(double v, char *buf, size_t n) {
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(buf, n, "%.*g", prec, v);
     if (strtod(buf, NULL) == v) return;
@@ -460,8 +459,8 @@ static int get_real(pctx *c, const pnode *v, const char *key, double min, double
     *out = x;
     return 0;
   }
-  fmt_real(min, lo, sizeof lo);
-  fmt_real(max, hi, sizeof hi);
+  farm_format_real(min, lo, sizeof lo);
+  farm_format_real(max, hi, sizeof hi);
   if (isinf(max))
     perr(c, v->line, v->col, "%s: expected a number >= %s, found %s", key, lo, FOUND(v));
   else

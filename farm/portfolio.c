@@ -249,6 +249,14 @@ static double column_real(sqlite3_stmt *s, int i) {
   return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
 
+int farm_pf_read_error(sqlite3 *db, const char *where, char *err, size_t errlen) {
+  if (where && *where)
+    snprintf(err, errlen, "--where \"%s\": %s", where, sqlite3_errmsg(db));
+  else
+    snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+  return -1;
+}
+
 /* Prepares sql (a format with one %s for the filter) and binds max_agents to ?1. */
 static sqlite3_stmt *prepare_filtered(sqlite3 *db, const char *fmt, const char *where,
                                       int32_t max_agents, char *err, size_t errlen) {
@@ -262,24 +270,13 @@ static sqlite3_stmt *prepare_filtered(sqlite3 *db, const char *fmt, const char *
   snprintf(sql, len, fmt, w);
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-    if (where && *where)
-      snprintf(err, errlen, "--where \"%s\": %s", where, sqlite3_errmsg(db));
-    else
-      snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+    farm_pf_read_error(db, where, err, errlen);
     sqlite3_finalize(s);
     s = NULL;
   }
   free(sql);
   if (s) sqlite3_bind_int(s, 1, max_agents);
   return s;
-}
-
-static int step_error(sqlite3 *db, const char *where, char *err, size_t errlen) {
-  if (where && *where)
-    snprintf(err, errlen, "--where \"%s\": %s", where, sqlite3_errmsg(db));
-  else
-    snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
-  return -1;
 }
 
 /* The labels and generators of the jobs that ran, with their first plan positions (ranked
@@ -328,7 +325,7 @@ static int load_names(sqlite3 *db, const char *where, int32_t max_agents, pf_loa
     }
   }
   if (rc != SQLITE_DONE) {
-    step_error(db, where, err, errlen);
+    farm_pf_read_error(db, where, err, errlen);
     sqlite3_finalize(s);
     return -1;
   }
@@ -419,7 +416,7 @@ static int load_jobs(sqlite3 *db, const char *where, int32_t max_agents, pf_load
     job->m.steps = column_real(s, 8);
     job->m.seconds = column_real(s, 9);
   }
-  if (r == 0 && rc != SQLITE_DONE) r = step_error(db, where, err, errlen);
+  if (r == 0 && rc != SQLITE_DONE) r = farm_pf_read_error(db, where, err, errlen);
   if (r == 0 && gen && flush_instance(ld, gidx) < 0) goto oom;
   sqlite3_finalize(s);
   free(gen);

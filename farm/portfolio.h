@@ -107,6 +107,10 @@ int farm_pf_load_by(sqlite3 *db, const char *where, int32_t max_agents, int by,
 /* Frees m; NULL is a no-op. */
 void farm_pf_matrix_free(farm_pf_matrix *m);
 
+/* Sets err after a failed read of results filtered by `where` (NULL or "": none): SQLite's
+ * message, after the --where text when there is one (most often the cause). Returns -1. */
+int farm_pf_read_error(sqlite3 *db, const char *where, char *err, size_t errlen);
+
 /* The perfect selector pi* (thesis Eq. 2.2) over the labels l with member[l] != 0 (member
  * NULL: every label): on each row the member whose cell ranks first (ties: the smaller
  * label). Writes the chosen label of each row to choice[row] when choice is not NULL, and

@@ -221,10 +221,7 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
            rows, cols, def->column, where);
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-    if (o->where && *o->where)
-      snprintf(err, errlen, "--where \"%s\": %s", o->where, sqlite3_errmsg(db));
-    else
-      snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+    farm_pf_read_error(db, o->where, err, errlen);
     free(sql);
     return -1;
   }
@@ -261,10 +258,7 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
     c->acc.n = sqlite3_column_int64(s, 6);
   }
   if (rc != SQLITE_DONE) {
-    if (o->where && *o->where)
-      snprintf(err, errlen, "--where \"%s\": %s", o->where, sqlite3_errmsg(db));
-    else
-      snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+    farm_pf_read_error(db, o->where, err, errlen);
     sqlite3_finalize(s);
     free(cells);
     return -1;

@@ -6,23 +6,13 @@
 #include "status.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
+#include "diag.h"
 
 /* Copies a text column into buf ("" for NULL), cut to fit. */
 static void col_text(sqlite3_stmt *s, int c, char *buf, size_t n) {
@@ -35,19 +25,15 @@ static double col_real(sqlite3_stmt *s, int c) {
   return sqlite3_column_type(s, c) == SQLITE_NULL ? NAN : sqlite3_column_double(s, c);
 }
 
-static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s, char *err, size_t errlen) {
-  if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) {
-    set_err(err, errlen, "%s: cannot read the database: %s", sqlite3_db_filename(db, "main"),
-            sqlite3_errmsg(db));
-    return -1;
-  }
-  return 0;
+static int read_failed(sqlite3 *db, char *err, size_t errlen) {
+  farm_set_err(err, errlen, "%s: cannot read the database: %s", sqlite3_db_filename(db, "main"),
+               sqlite3_errmsg(db));
+  return -1;
 }
 
-static int read_failed(sqlite3 *db, char *err, size_t errlen) {
-  set_err(err, errlen, "%s: cannot read the database: %s", sqlite3_db_filename(db, "main"),
-          sqlite3_errmsg(db));
-  return -1;
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s, char *err, size_t errlen) {
+  if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) return read_failed(db, err, errlen);
+  return 0;
 }
 
 /* The plans, in the order they first ran: hash and name (as stored, for binding), run counts
@@ -180,7 +166,7 @@ static int read_plan(sqlite3 *db, sqlite3_stmt *plans, sqlite3_stmt *rows, sqlit
 oom:
   sqlite3_reset(runs);
   free(seen);
-  set_err(err, errlen, "out of memory reading the status");
+  farm_set_err(err, errlen, "out of memory reading the status");
   return -1;
 }
 
@@ -221,7 +207,7 @@ int farm_status_read(farm_store *st, farm_status *out, char *err, size_t errlen)
   while ((src = sqlite3_step(plans)) == SQLITE_ROW) {
     farm_status_plan *grown = realloc(out->plans, (size_t)(out->nplans + 1) * sizeof *grown);
     if (!grown) {
-      set_err(err, errlen, "out of memory reading the status");
+      farm_set_err(err, errlen, "out of memory reading the status");
       goto done;
     }
     out->plans = grown;
@@ -272,7 +258,7 @@ int farm_runs_list(farm_store *st, farm_run_row **rows, int32_t *n, char *err, s
       if (!grown) {
         free(list);
         sqlite3_finalize(s);
-        set_err(err, errlen, "out of memory listing runs");
+        farm_set_err(err, errlen, "out of memory listing runs");
         return -1;
       }
       list = grown;

@@ -18,13 +18,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "diag.h"
 
 /* Provenance strings; CMake defines them for the farm library (CMakeLists.txt). The defaults
  * keep isolated builds working. */
@@ -143,17 +144,6 @@ static const char sql_run_end[] =
 
 static const char sql_keys[] = "SELECT job_key FROM results WHERE ?1 = 0 OR status <> 'error'";
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 /* Runs sql and reads the first column of its first row as an integer into *out (0 when there
  * is no row). Returns the SQLite result code of the failing call, or SQLITE_OK. */
 static int query_int(sqlite3 *db, const char *sql, int64_t *out) {
@@ -186,11 +176,11 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
                    "('runs', 'results', 'agent_results')",
                    &ours);
   if ((rc & 0xff) == SQLITE_NOTADB) {
-    set_err(err, errlen, "%s: not a SQLite database", path);
+    farm_set_err(err, errlen, "%s: not a SQLite database", path);
     return -1;
   }
   if (rc != SQLITE_OK) {
-    set_err(err, errlen, "%s: cannot read the database: %s", path, sqlite3_errmsg(db));
+    farm_set_err(err, errlen, "%s: cannot read the database: %s", path, sqlite3_errmsg(db));
     return -1;
   }
   uint32_t app_id = (uint32_t)app;
@@ -199,17 +189,17 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
     return 0;
   }
   if (app_id != FARM_APPLICATION_ID) {
-    set_err(err, errlen,
-            "%s: not a mapfarm database (application_id 0x%08" PRIx32 ", expected 0x%08x); "
-            "left untouched",
-            path, app_id, (unsigned)FARM_APPLICATION_ID);
+    farm_set_err(err, errlen,
+                 "%s: not a mapfarm database (application_id 0x%08" PRIx32 ", expected "
+                 "0x%08x); left untouched",
+                 path, app_id, (unsigned)FARM_APPLICATION_ID);
     return -1;
   }
   if (ours != 3) {
-    set_err(err, errlen,
-            "%s: damaged mapfarm database: tables runs, results and agent_results are not all "
-            "there",
-            path);
+    farm_set_err(err, errlen,
+                 "%s: damaged mapfarm database: tables runs, results and agent_results are not all "
+                 "there",
+                 path);
     return -1;
   }
   if (version == FARM_SCHEMA_UPGRADABLE) {
@@ -220,14 +210,14 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
   if (version != FARM_SCHEMA_VERSION) {
     /* No migration from older versions: such a file stays readable by the mapfarm that
      * wrote it. */
-    set_err(err, errlen,
-            "%s: mapfarm database of schema version %" PRId64 "%s; this mapfarm reads schema "
-            "versions %d and %d only; left untouched",
-            path, version,
-            version > FARM_SCHEMA_VERSION ? " (written by a newer mapfarm)"
-            : version > 0                 ? " (written by an older mapfarm)"
-                                          : "",
-            FARM_SCHEMA_UPGRADABLE, FARM_SCHEMA_VERSION);
+    farm_set_err(err, errlen,
+                 "%s: mapfarm database of schema version %" PRId64 "%s; this mapfarm reads "
+                 "schema versions %d and %d only; left untouched",
+                 path, version,
+                 version > FARM_SCHEMA_VERSION ? " (written by a newer mapfarm)"
+                 : version > 0                 ? " (written by an older mapfarm)"
+                                               : "",
+                 FARM_SCHEMA_UPGRADABLE, FARM_SCHEMA_VERSION);
     return -1;
   }
   *fresh = 0;
@@ -240,7 +230,8 @@ static int probe(const char *path, int *fresh, int *old, char *err, size_t errle
   sqlite3 *db = NULL;
   int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
   if (rc != SQLITE_OK) {
-    set_err(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+    farm_set_err(err, errlen, "%s: cannot open: %s", path,
+                 db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_close(db);
     return -1;
   }
@@ -255,7 +246,7 @@ static int exec_sql(sqlite3 *db, const char *path, const char *sql, const char *
                     char *err, size_t errlen) {
   char *msg = NULL;
   if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-    set_err(err, errlen, "%s: %s: %s", path, what, msg ? msg : sqlite3_errmsg(db));
+    farm_set_err(err, errlen, "%s: %s: %s", path, what, msg ? msg : sqlite3_errmsg(db));
     sqlite3_free(msg);
     return -1;
   }
@@ -275,16 +266,16 @@ static int set_wal(sqlite3 *db, const char *path, char *err, size_t errlen) {
     rc = SQLITE_OK;
   }
   if (rc != SQLITE_OK) {
-    set_err(err, errlen, "%s: cannot switch to WAL mode: %s", path, sqlite3_errmsg(db));
+    farm_set_err(err, errlen, "%s: cannot switch to WAL mode: %s", path, sqlite3_errmsg(db));
     sqlite3_finalize(s);
     return -1;
   }
   sqlite3_finalize(s);
   if (strcmp(mode, "wal") != 0) {
-    set_err(err, errlen,
-            "%s: the file system does not support WAL mode (journal mode is \"%s\"); put the "
-            "database on a local disk",
-            path, mode);
+    farm_set_err(err, errlen,
+                 "%s: the file system does not support WAL mode (journal mode is \"%s\"); put the "
+                 "database on a local disk",
+                 path, mode);
     return -1;
   }
   return 0;
@@ -363,8 +354,8 @@ static int compiled_views(view_defs *v, char *err, size_t errlen) {
     if (!v->name[v->n - 1] || !v->sql[v->n - 1]) rc = SQLITE_NOMEM;
   }
   if (rc != SQLITE_OK)
-    set_err(err, errlen, "cannot build the views of schema/views.sql: %s",
-            mem ? sqlite3_errmsg(mem) : "out of memory");
+    farm_set_err(err, errlen, "cannot build the views of schema/views.sql: %s",
+                 mem ? sqlite3_errmsg(mem) : "out of memory");
   sqlite3_finalize(s);
   sqlite3_close(mem);
   if (rc != SQLITE_OK) view_defs_free(v);
@@ -378,7 +369,7 @@ static int views_stale(sqlite3 *db, const char *path, const view_defs *v, char *
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(db, "SELECT sql FROM main.sqlite_master WHERE type = 'view' AND name = ?1",
                          -1, &s, NULL) != SQLITE_OK) {
-    set_err(err, errlen, "%s: cannot read the views: %s", path, sqlite3_errmsg(db));
+    farm_set_err(err, errlen, "%s: cannot read the views: %s", path, sqlite3_errmsg(db));
     return -1;
   }
   int stale = 0;
@@ -391,7 +382,7 @@ static int views_stale(sqlite3 *db, const char *path, const view_defs *v, char *
     } else if (rc == SQLITE_DONE) {
       stale = 1;
     } else {
-      set_err(err, errlen, "%s: cannot read the views: %s", path, sqlite3_errmsg(db));
+      farm_set_err(err, errlen, "%s: cannot read the views: %s", path, sqlite3_errmsg(db));
       sqlite3_finalize(s);
       return -1;
     }
@@ -447,7 +438,7 @@ static int shadow_views(sqlite3 *db, const char *path, char *err, size_t errlen)
   static const char create[] = "CREATE VIEW ";
   for (int32_t i = 0; stale > 0 && i < v.n; i++) {
     if (strncmp(v.sql[i], create, sizeof create - 1) != 0) {
-      set_err(err, errlen, "%s: unexpected view text: %.40s", path, v.sql[i]);
+      farm_set_err(err, errlen, "%s: unexpected view text: %.40s", path, v.sql[i]);
       stale = -1;
       break;
     }
@@ -498,14 +489,14 @@ fail:
 static int prepare(farm_store *st, const char *sql, sqlite3_stmt **s, char *err,
                    size_t errlen) {
   if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s, NULL) != SQLITE_OK) {
-    set_err(err, errlen, "%s: cannot prepare a statement: %s", st->path,
-            sqlite3_errmsg(st->db));
+    farm_set_err(err, errlen, "%s: cannot prepare a statement: %s", st->path,
+                 sqlite3_errmsg(st->db));
     return -1;
   }
   return 0;
 }
 
-static void remove_created(const char *path) {
+void farm_store_remove(const char *path) {
   size_t n = strlen(path) + 5;
   char *side = malloc(n);
   unlink(path);
@@ -520,39 +511,39 @@ static void remove_created(const char *path) {
 int farm_store_open(const char *path, int mode, farm_store **out, char *err, size_t errlen) {
   *out = NULL;
   if (!path || !*path) {
-    set_err(err, errlen, "no database path given");
+    farm_set_err(err, errlen, "no database path given");
     return -1;
   }
   if (mode != FARM_STORE_READONLY && mode != FARM_STORE_CREATE) {
-    set_err(err, errlen, "%s: invalid open mode %d", path, mode);
+    farm_set_err(err, errlen, "%s: invalid open mode %d", path, mode);
     return -1;
   }
   /* Look before touching: a missing file, a directory, or a file that is not ours. */
   struct stat sb;
   int exists = stat(path, &sb) == 0, fresh = 1;
   if (!exists && errno != ENOENT) {
-    set_err(err, errlen, "%s: cannot access: %s", path, strerror(errno));
+    farm_set_err(err, errlen, "%s: cannot access: %s", path, strerror(errno));
     return -1;
   }
   if (exists && S_ISDIR(sb.st_mode)) {
-    set_err(err, errlen, "%s: is a directory, not a database file", path);
+    farm_set_err(err, errlen, "%s: is a directory, not a database file", path);
     return -1;
   }
   if (!exists && mode == FARM_STORE_READONLY) {
-    set_err(err, errlen, "%s: no such database file", path);
+    farm_set_err(err, errlen, "%s: no such database file", path);
     return -1;
   }
   int old = 0;
   if (exists && probe(path, &fresh, &old, err, errlen) < 0) return -1;
   if (fresh && mode == FARM_STORE_READONLY) {
-    set_err(err, errlen, "%s: empty file, not a mapfarm database", path);
+    farm_set_err(err, errlen, "%s: empty file, not a mapfarm database", path);
     return -1;
   }
 
   farm_store *st = calloc(1, sizeof *st);
   if (!st || !(st->path = strdup(path))) {
     free(st);
-    set_err(err, errlen, "%s: out of memory", path);
+    farm_set_err(err, errlen, "%s: out of memory", path);
     return -1;
   }
   st->readonly = mode == FARM_STORE_READONLY;
@@ -563,8 +554,8 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
   int rc = sqlite3_open_v2(path, &st->db, flags, NULL);
   if (rc != SQLITE_OK) {
     int sys = st->db ? sqlite3_system_errno(st->db) : 0;
-    set_err(err, errlen, "%s: cannot %s: %s", path, exists ? "open" : "create",
-            sys ? strerror(sys) : st->db ? sqlite3_errmsg(st->db) : "out of memory");
+    farm_set_err(err, errlen, "%s: cannot %s: %s", path, exists ? "open" : "create",
+                 sys ? strerror(sys) : st->db ? sqlite3_errmsg(st->db) : "out of memory");
     goto fail;
   }
   sqlite3_extended_result_codes(st->db, 1);
@@ -579,7 +570,7 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
     /* SQLite quietly opens a file it may not write read-only; say so now, not at the first
      * batch of results. */
     if (sqlite3_db_readonly(st->db, "main") == 1) {
-      set_err(err, errlen, "%s: the file is read-only; cannot write results to it", path);
+      farm_set_err(err, errlen, "%s: the file is read-only; cannot write results to it", path);
       goto fail;
     }
     /* Job keys are hashes, so rows arrive in random key order and every insert touches a
@@ -620,7 +611,7 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
   return 0;
 fail:
   farm_store_close(st);
-  if (!exists) remove_created(path);
+  if (!exists) farm_store_remove(path);
   return -1;
 }
 
@@ -654,14 +645,14 @@ static int step_done(farm_store *st, sqlite3_stmt *s, const char *what, char *er
                      size_t errlen) {
   int rc = sqlite3_step(s);
   if (rc != SQLITE_DONE)
-    set_err(err, errlen, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+    farm_set_err(err, errlen, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
   sqlite3_reset(s);
   return rc == SQLITE_DONE ? 0 : -1;
 }
 
 static int refuse_readonly(farm_store *st, char *err, size_t errlen) {
   if (!st->readonly) return 0;
-  set_err(err, errlen, "%s: the database was opened read-only", st->path);
+  farm_set_err(err, errlen, "%s: the database was opened read-only", st->path);
   return -1;
 }
 
@@ -747,8 +738,8 @@ int farm_store_run_end(farm_store *st, int64_t run_id, const char *status, int64
   if (refuse_readonly(st, err, errlen) < 0) return -1;
   if (!status || (strcmp(status, "done") != 0 && strcmp(status, "failed") != 0 &&
                   strcmp(status, "interrupted") != 0)) {
-    set_err(err, errlen, "run status must be done, failed or interrupted, not \"%s\"",
-            status ? status : "(null)");
+    farm_set_err(err, errlen, "run status must be done, failed or interrupted, not \"%s\"",
+                 status ? status : "(null)");
     return -1;
   }
   sqlite3_stmt *s = st->run_end;
@@ -759,7 +750,7 @@ int farm_store_run_end(farm_store *st, int64_t run_id, const char *status, int64
   sqlite3_bind_int64(s, 5, n_error);
   if (step_done(st, s, "cannot record the end of the run", err, errlen) < 0) return -1;
   if (sqlite3_changes(st->db) != 1) {
-    set_err(err, errlen, "%s: no run %" PRId64 " in the database", st->path, run_id);
+    farm_set_err(err, errlen, "%s: no run %" PRId64 " in the database", st->path, run_id);
     return -1;
   }
   return 0;
@@ -774,19 +765,19 @@ int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, char *err
     const char *text = (const char *)sqlite3_column_text(s, 0);
     mapf_hash128 k;
     if (!text || mapf_hash128_parse(text, &k) < 0) {
-      set_err(err, errlen, "%s: results holds a malformed job_key \"%s\"", st->path,
-              text ? text : "NULL");
+      farm_set_err(err, errlen, "%s: results holds a malformed job_key \"%s\"", st->path,
+                   text ? text : "NULL");
       sqlite3_reset(s);
       return -1;
     }
     if (farm_keyset_add(keys, k) < 0) {
-      set_err(err, errlen, "%s: out of memory loading job keys", st->path);
+      farm_set_err(err, errlen, "%s: out of memory loading job keys", st->path);
       sqlite3_reset(s);
       return -1;
     }
   }
   if (rc != SQLITE_DONE) {
-    set_err(err, errlen, "%s: cannot read job keys: %s", st->path, sqlite3_errmsg(st->db));
+    farm_set_err(err, errlen, "%s: cannot read job keys: %s", st->path, sqlite3_errmsg(st->db));
     sqlite3_reset(s);
     return -1;
   }
@@ -798,13 +789,14 @@ int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, char *err
 static int agents_max(farm_store *st, char *err, size_t errlen) {
   int rc = sqlite3_step(st->agents_max);
   if (rc == SQLITE_ROW) st->agents_top = sqlite3_column_int64(st->agents_max, 0);
-  else set_err(err, errlen, "%s: cannot read agent_results: %s", st->path, sqlite3_errmsg(st->db));
+  else farm_set_err(err, errlen, "%s: cannot read agent_results: %s", st->path,
+                    sqlite3_errmsg(st->db));
   sqlite3_reset(st->agents_max);
   if (rc != SQLITE_ROW) return -1;
   rc = sqlite3_step(st->series_max);
   if (rc == SQLITE_ROW) st->series_top = sqlite3_column_int64(st->series_max, 0);
-  else set_err(err, errlen, "%s: cannot read coherence_series: %s", st->path,
-               sqlite3_errmsg(st->db));
+  else farm_set_err(err, errlen, "%s: cannot read coherence_series: %s", st->path,
+                    sqlite3_errmsg(st->db));
   sqlite3_reset(st->series_max);
   return rc == SQLITE_ROW ? 0 : -1;
 }
@@ -818,8 +810,8 @@ static int check_record(const farm_store *st, const farm_record *r, int32_t i, c
                         size_t errlen) {
   mapf_hash128 k;
   if (!r->job_key || mapf_hash128_parse(r->job_key, &k) < 0) {
-    set_err(err, errlen, "%s: record %d: job_key must be 32 hex digits, found \"%s\"", st->path,
-            i, r->job_key ? r->job_key : "(null)");
+    farm_set_err(err, errlen, "%s: record %d: job_key must be 32 hex digits, found \"%s\"",
+                 st->path, i, r->job_key ? r->job_key : "(null)");
     return -1;
   }
   const char *missing = !r->map         ? "map"
@@ -830,27 +822,27 @@ static int check_record(const farm_store *st, const farm_record *r, int32_t i, c
                         : !r->res       ? "res"
                                         : NULL;
   if (missing) {
-    set_err(err, errlen, "%s: record %d (%s): %s is NULL", st->path, i, r->job_key, missing);
+    farm_set_err(err, errlen, "%s: record %d (%s): %s is NULL", st->path, i, r->job_key, missing);
     return -1;
   }
   const mapf_result *res = r->res;
   if ((unsigned)res->status > MAPF_STATUS_ERROR || (unsigned)res->limit > MAPF_LIMIT_EXPANSIONS) {
-    set_err(err, errlen, "%s: record %d (%s): invalid status %d or limit %d", st->path, i,
-            r->job_key, (int)res->status, (int)res->limit);
+    farm_set_err(err, errlen, "%s: record %d (%s): invalid status %d or limit %d", st->path, i,
+                 r->job_key, (int)res->status, (int)res->limit);
     return -1;
   }
   if (res->status == MAPF_STATUS_ERROR || res->agents <= 0) return 0;
   if (!res->agent || !r->grid) {
-    set_err(err, errlen, "%s: record %d (%s): a finished job needs its agent results and grid",
-            st->path, i, r->job_key);
+    farm_set_err(err, errlen, "%s: record %d (%s): a finished job needs its agent results and grid",
+                 st->path, i, r->job_key);
     return -1;
   }
   for (int32_t a = 0; a < res->agents; a++) {
     const mapf_agent_result *ag = &res->agent[a];
     if (!cell_ok(r->grid, ag->start) || !cell_ok(r->grid, ag->goal) ||
         !cell_ok(r->grid, ag->final)) {
-      set_err(err, errlen, "%s: record %d (%s): agent %d has a cell outside the %dx%d grid",
-              st->path, i, r->job_key, a, r->grid->width, r->grid->height);
+      farm_set_err(err, errlen, "%s: record %d (%s): agent %d has a cell outside the %dx%d grid",
+                   st->path, i, r->job_key, a, r->grid->width, r->grid->height);
       return -1;
     }
   }
@@ -980,8 +972,8 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
     int rc = sqlite3_step(f);
     id = rc == SQLITE_ROW ? sqlite3_column_int64(f, 0) : -1;
     if (rc != SQLITE_ROW)
-      set_err(err, errlen, "%s: cannot find the row of job %s: %s", st->path, r->job_key,
-              rc == SQLITE_DONE ? "it is not there" : sqlite3_errmsg(st->db));
+      farm_set_err(err, errlen, "%s: cannot find the row of job %s: %s", st->path, r->job_key,
+                   rc == SQLITE_DONE ? "it is not there" : sqlite3_errmsg(st->db));
     sqlite3_reset(f);
     sqlite3_clear_bindings(f);
     if (id < 0) return -1;
@@ -1002,7 +994,7 @@ int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int3
   time_t t = time(NULL);
   struct tm tm;
   if (!gmtime_r(&t, &tm) || strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm) != 20) {
-    set_err(err, errlen, "%s: cannot read the clock", st->path);
+    farm_set_err(err, errlen, "%s: cannot read the clock", st->path);
     goto fail;
   }
   if (agents_max(st, err, errlen) < 0) goto fail;

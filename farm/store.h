@@ -46,6 +46,10 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
 /* Closes st; NULL is a no-op. */
 void farm_store_close(farm_store *st);
 
+/* Deletes the database file at path with its WAL and shared-memory files: for a file that a
+ * failed open or merge created, so that nothing of it stays. */
+void farm_store_remove(const char *path);
+
 /* The underlying connection, for reports and tests. */
 sqlite3 *farm_store_db(farm_store *st);
 
