@@ -4,15 +4,10 @@
 
 #include "algo.h"
 #include "grid.h"
-
-static const mapf_algo_def *bmaa(void) {
-  const mapf_algo_def *def = mapf_algo_find("bmaa");
-  cr_assert_not_null(def);
-  return def;
-}
+#include "testutil.h"
 
 Test(algo, finds_bmaa_and_its_paper_defaults) {
-  const mapf_algo_def *def = bmaa();
+  const mapf_algo_def *def = test_algo("bmaa");
   cr_assert_null(mapf_algo_find("bmaa*"));
   mapf_params p;
   mapf_params_default(def, &p);
@@ -25,7 +20,7 @@ Test(algo, finds_bmaa_and_its_paper_defaults) {
 }
 
 Test(algo, canonical_json_sorts_keys_and_prints_shortest_reals) {
-  const mapf_algo_def *def = bmaa();
+  const mapf_algo_def *def = test_algo("bmaa");
   mapf_params p;
   mapf_params_default(def, &p);
   char buf[256];
@@ -45,7 +40,7 @@ Test(algo, canonical_json_sorts_keys_and_prints_shortest_reals) {
 }
 
 Test(algo, parses_values_of_each_type) {
-  const mapf_algo_def *def = bmaa();
+  const mapf_algo_def *def = test_algo("bmaa");
   double v;
   mapf_diag d = {0};
   cr_assert_eq(mapf_param_parse(def, mapf_param_index(def, "vision"), "sqrt(2)", &v, &d),
@@ -61,7 +56,7 @@ Test(algo, parses_values_of_each_type) {
 }
 
 Test(algo, rejects_bad_values_saying_what_was_expected) {
-  const mapf_algo_def *def = bmaa();
+  const mapf_algo_def *def = test_algo("bmaa");
   double v = -7;
   mapf_diag d = {0};
   int32_t e = mapf_param_index(def, "expansions");
@@ -79,7 +74,7 @@ Test(algo, rejects_bad_values_saying_what_was_expected) {
 }
 
 Test(algo, bmaa_accepts_flow_and_checks_it_as_a_boolean) {
-  const mapf_algo_def *def = bmaa();
+  const mapf_algo_def *def = test_algo("bmaa");
   mapf_params p;
   mapf_params_default(def, &p);
   mapf_diag d = {0};
@@ -92,14 +87,8 @@ Test(algo, bmaa_accepts_flow_and_checks_it_as_a_boolean) {
 
 /* ---- enumerations (MAPF_PARAM_ENUM; rths's lop) ------------------------------------------ */
 
-static const mapf_algo_def *rths(void) {
-  const mapf_algo_def *def = mapf_algo_find("rths");
-  cr_assert_not_null(def);
-  return def;
-}
-
 Test(algo, enumeration_parses_choice_names_exactly) {
-  const mapf_algo_def *def = rths();
+  const mapf_algo_def *def = test_algo("rths");
   int32_t lop = mapf_param_index(def, "lop");
   cr_assert_eq(def->params[lop].type, MAPF_PARAM_ENUM);
   cr_assert_eq(mapf_param_nchoices(&def->params[lop]), 4);
@@ -128,7 +117,7 @@ Test(algo, enumeration_parses_choice_names_exactly) {
 }
 
 Test(algo, enumeration_writes_its_name_as_a_json_string) {
-  const mapf_algo_def *def = rths();
+  const mapf_algo_def *def = test_algo("rths");
   int32_t lop = mapf_param_index(def, "lop");
   mapf_params p;
   mapf_params_default(def, &p);
@@ -149,7 +138,7 @@ Test(algo, enumeration_writes_its_name_as_a_json_string) {
 }
 
 Test(algo, enumeration_check_accepts_only_indices_of_choices) {
-  const mapf_algo_def *def = rths();
+  const mapf_algo_def *def = test_algo("rths");
   int32_t lop = mapf_param_index(def, "lop");
   mapf_diag d = {0};
   for (int k = 0; k < 4; k++) cr_assert_eq(mapf_param_check(def, lop, k, &d), MAPF_OK);
@@ -172,7 +161,7 @@ Test(algo, enumeration_check_accepts_only_indices_of_choices) {
 }
 
 Test(algo, other_types_have_no_choices) {
-  const mapf_algo_def *def = bmaa();
+  const mapf_algo_def *def = test_algo("bmaa");
   for (int32_t i = 0; i < def->nparams; i++) {
     cr_assert_eq(mapf_param_nchoices(&def->params[i]), 0);
     char list[8] = "x";
@@ -183,7 +172,7 @@ Test(algo, other_types_have_no_choices) {
 }
 
 Test(algo, rths_declares_the_thesis_ranges_and_lrta_star_defaults) {
-  const mapf_algo_def *def = rths();
+  const mapf_algo_def *def = test_algo("rths");
   cr_assert_str_eq(def->label, "RTHS");
   cr_assert_eq(mapf_algo_at(mapf_algo_count() - 1), def, "registered after the others");
   mapf_diag d = {0};

@@ -17,38 +17,9 @@
 #include "sim.h"
 #include "testutil.h"
 
-static mapf_grid *load_map(const char *path) {
-  mapf_diag d = {0};
-  mapf_grid *g = NULL;
-  cr_assert_eq(mapf_grid_load(path, &g, &d), MAPF_OK, "%s: %s", path, d.msg);
-  return g;
-}
-
-static mapf_scen *load_scen(const char *path, const mapf_grid *g) {
-  mapf_diag d = {0};
-  mapf_scen *s = NULL;
-  cr_assert_eq(mapf_scen_load(path, g, 0, &s, &d), MAPF_OK, "%s: %s", path, d.msg);
-  return s;
-}
-
-static mapf_grid *generate(mapf_mapgen_kind kind, int32_t w, int32_t h, double density,
-                           int32_t corridor, uint64_t seed) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, kind);
-  p.width = w;
-  p.height = h;
-  if (kind == MAPF_MAPGEN_RANDOM) p.density = density;
-  if (kind == MAPF_MAPGEN_MAZE) p.corridor = corridor;
-  p.seed = seed;
-  mapf_diag d = {0};
-  mapf_grid *g = NULL;
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
-  return g;
-}
-
 Test(bench, astar_reports_no_mismatch_on_the_tiny_fixture) {
-  mapf_grid *g = load_map(MAPFARM_SOURCE_DIR "/tests/data/maps/tiny.map");
-  mapf_scen *s = load_scen(MAPFARM_SOURCE_DIR "/tests/data/scen/tiny.map.scen", g);
+  mapf_grid *g = test_load_grid(MAPFARM_SOURCE_DIR "/tests/data/maps/tiny.map");
+  mapf_scen *s = test_load_scen(MAPFARM_SOURCE_DIR "/tests/data/scen/tiny.map.scen", g, 0);
   farm_bench_astar r;
   cr_assert_eq(farm_bench_astar_run(g, s, &r), MAPF_OK);
   cr_assert_eq(r.queries, s->n);
@@ -60,8 +31,8 @@ Test(bench, astar_reports_no_mismatch_on_the_tiny_fixture) {
 }
 
 Test(bench, astar_counts_a_wrong_optimal_length_as_a_mismatch) {
-  mapf_grid *g = load_map(MAPFARM_SOURCE_DIR "/tests/data/maps/tiny.map");
-  mapf_scen *s = load_scen(MAPFARM_SOURCE_DIR "/tests/data/scen/tiny.map.scen", g);
+  mapf_grid *g = test_load_grid(MAPFARM_SOURCE_DIR "/tests/data/maps/tiny.map");
+  mapf_scen *s = test_load_scen(MAPFARM_SOURCE_DIR "/tests/data/scen/tiny.map.scen", g, 0);
   /* One unit of the last printed digit is tolerated (single-precision sums), two are not. */
   s->entries[0].optimal += 1e-8;
   s->entries[1].optimal += 2e-8;
@@ -79,8 +50,8 @@ Test(bench, astar_expands_the_reference_count_on_den520d, .timeout = 600) {
   char map[4200], scen[4200];
   snprintf(map, sizeof map, "%s/bench/den520d.map", maps);
   snprintf(scen, sizeof scen, "%s/bench/den520d.map.scen", maps);
-  mapf_grid *g = load_map(map);
-  mapf_scen *s = load_scen(scen, g);
+  mapf_grid *g = test_load_grid(map);
+  mapf_scen *s = test_load_scen(scen, g, 0);
   farm_bench_astar r;
   cr_assert_eq(farm_bench_astar_run(g, s, &r), MAPF_OK);
   cr_assert_eq(r.queries, 888);
@@ -91,7 +62,7 @@ Test(bench, astar_expands_the_reference_count_on_den520d, .timeout = 600) {
 }
 
 Test(bench, sim_counts_agent_steps) {
-  mapf_grid *g = generate(MAPF_MAPGEN_RANDOM, 32, 32, 0.2, 1, 3);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 32, 32, 0.2, 1, 3);
   farm_bench_sim_opts o = {mapf_algo_find("bmaa"), 40, 50, 1};
   farm_bench_sim r;
   mapf_diag d = {0};
@@ -104,7 +75,7 @@ Test(bench, sim_counts_agent_steps) {
 }
 
 Test(bench, sim_reports_a_map_too_small_for_the_agents) {
-  mapf_grid *g = generate(MAPF_MAPGEN_RANDOM, 4, 4, 0.0, 1, 1);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 4, 4, 0.0, 1, 1);
   farm_bench_sim_opts o = {mapf_algo_find("bmaa"), 100, 10, 1};
   farm_bench_sim r;
   mapf_diag d = {0};
@@ -268,23 +239,23 @@ static void check_against_reference(const mapf_grid *g, int queries, uint64_t se
 Test(bench, astar_expands_like_a_textbook_heap_on_random_maps, .timeout = 600) {
   const double densities[] = {0.0, 0.1, 0.25, 0.35};
   for (int k = 0; k < 4; k++) {
-    mapf_grid *g = generate(MAPF_MAPGEN_RANDOM, 96, 80, densities[k], 1, 10 + (uint64_t)k);
+    mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 96, 80, densities[k], 1, 10 + (uint64_t)k);
     check_against_reference(g, 300, 100 + (uint64_t)k);
     mapf_grid_free(g);
   }
-  mapf_grid *g = generate(MAPF_MAPGEN_RANDOM, 300, 200, 0.2, 1, 14);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 300, 200, 0.2, 1, 14);
   check_against_reference(g, 60, 104);
   mapf_grid_free(g);
 }
 
 Test(bench, astar_expands_like_a_textbook_heap_on_rooms_and_mazes, .timeout = 600) {
-  mapf_grid *g = generate(MAPF_MAPGEN_ROOMS, 100, 90, 0, 1, 5);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_ROOMS, 100, 90, 0, 1, 5);
   check_against_reference(g, 300, 7);
   mapf_grid_free(g);
-  g = generate(MAPF_MAPGEN_MAZE, 81, 81, 0, 1, 6);
+  g = test_mapgen(MAPF_MAPGEN_MAZE, 81, 81, 0, 1, 6);
   check_against_reference(g, 200, 8);
   mapf_grid_free(g);
-  g = generate(MAPF_MAPGEN_MAZE, 99, 99, 0, 3, 9);
+  g = test_mapgen(MAPF_MAPGEN_MAZE, 99, 99, 0, 3, 9);
   check_against_reference(g, 200, 10);
   mapf_grid_free(g);
 }
@@ -292,8 +263,8 @@ Test(bench, astar_expands_like_a_textbook_heap_on_rooms_and_mazes, .timeout = 60
 /* A* reuses its scratch across grids of different sizes and after searches that stopped at
  * their goal with entries left in the open list. */
 Test(bench, astar_scratch_survives_changing_grids) {
-  mapf_grid *big = generate(MAPF_MAPGEN_RANDOM, 120, 120, 0.2, 1, 21);
-  mapf_grid *small = generate(MAPF_MAPGEN_RANDOM, 20, 10, 0.1, 1, 22);
+  mapf_grid *big = test_mapgen(MAPF_MAPGEN_RANDOM, 120, 120, 0.2, 1, 21);
+  mapf_grid *small = test_mapgen(MAPF_MAPGEN_RANDOM, 20, 10, 0.1, 1, 22);
   mapf_astar *a = mapf_astar_new();
   mapf_rng rng;
   mapf_rng_seed(&rng, 23);
@@ -346,16 +317,10 @@ static const golden goldens[] = {
 };
 
 static void run_golden(const golden *gd) {
-  mapf_grid *g = generate(gd->kind, gd->w, gd->h, gd->density, gd->corridor, gd->map_seed);
-  mapf_instance *inst = NULL;
+  mapf_grid *g = test_mapgen(gd->kind, gd->w, gd->h, gd->density, gd->corridor, gd->map_seed);
+  mapf_instance *inst = test_random_instance(g, gd->agents, gd->inst_seed);
   mapf_diag d = {0};
-  cr_assert_eq(mapf_scengen_random(g, gd->agents, gd->inst_seed, &inst, &d), MAPF_OK, "%s",
-               d.msg);
-  mapf_run_config cfg = {0};
-  cfg.grid = g;
-  cfg.inst = inst;
-  cfg.algo = mapf_algo_find("bmaa");
-  mapf_params_default(cfg.algo, &cfg.params);
+  mapf_run_config cfg = test_run_config(g, inst, "bmaa");
   for (int k = 0; k < 3 && gd->params[k]; k++) {
     const char *eq = strchr(gd->params[k], '=');
     char name[32];

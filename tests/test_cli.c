@@ -17,85 +17,11 @@
 #error "MAPFARM_BINARY must name the mapfarm executable"
 #endif
 
-static char tmpdir[256];
-
-static void make_tmpdir(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/mapfarm-cli-XXXXXX");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) cr_log_warn("cannot remove %s", tmpdir);
-}
-
+TEST_TMPDIR("cli");
 TestSuite(cli, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
 
-/* Runs `mapfarm ARGS` with the given stdout and stderr captured; returns the exit status. */
-static int mapfarm(char **out, char **err, const char *fmt, ...) {
-  char args[4096], cmd[8192], o[512], e[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(args, sizeof args, fmt, ap);
-  va_end(ap);
-  snprintf(o, sizeof o, "%s/stdout", tmpdir);
-  snprintf(e, sizeof e, "%s/stderr", tmpdir);
-  snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s'", MAPFARM_BINARY, args, o, e);
-  int st = system(cmd);
-  if (out) *out = test_slurp_text(o);
-  if (err) *err = test_slurp_text(e);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static int64_t query_int(const char *db, const char *sql) {
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_busy_timeout(h, 5000);
-  sqlite3_stmt *s;
-  cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-  int64_t v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
-  sqlite3_finalize(s);
-  sqlite3_close(h);
-  return v;
-}
-
-/* Like query_int, but -1 instead of a failed test when the database is not ready yet (a run
- * that was just started may not have created its tables). */
-static int64_t try_count(const char *db) {
-  sqlite3 *h;
-  int64_t v = -1;
-  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-    sqlite3_busy_timeout(h, 5000);
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM results", -1, &s, NULL) == SQLITE_OK) {
-      if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
-      sqlite3_finalize(s);
-    }
-  }
-  sqlite3_close(h);
-  return v;
-}
-
-/* The rows of a query, one per line, columns separated by '|' (for comparing databases). */
-static char *query_text(const char *db, const char *sql) {
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *s;
-  cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-  size_t len = 0;
-  char *buf = NULL;
-  FILE *f = open_memstream(&buf, &len);
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    for (int c = 0; c < sqlite3_column_count(s); c++)
-      fprintf(f, "%s%s", c ? "|" : "", (const char *)sqlite3_column_text(s, c));
-    fputc('\n', f);
-  }
-  fclose(f);
-  sqlite3_finalize(s);
-  sqlite3_close(h);
-  return buf;
-}
+/* `mapfarm ARGS`, run where the test runs, its output captured in tmpdir (testutil.h). */
+#define mapfarm(out, err, ...) test_mapfarm(tmpdir, NULL, out, err, __VA_ARGS__)
 
 /* The issue's acceptance check: a BMAA* trace on lak307d in which every move is legal and whose
  * final positions give the printed completion rate. */
@@ -112,13 +38,8 @@ Test(cli, solve_writes_a_legal_trace_that_matches_the_metrics) {
                      "--trace '%s' %s",
                      map, trace, variants[v]);
     cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
-    mapf_grid *g = NULL;
-    mapf_diag d = {0};
-    cr_assert_eq(mapf_grid_load(map, &g, &d), MAPF_OK);
-    int64_t steps;
-    double rate = test_check_trace(trace, g, 100, &steps);
-    cr_assert_float_eq(rate, test_metric(out, "completion_rate"), 1e-9, "variant %d", v);
-    cr_assert_eq(steps, (int64_t)test_metric(out, "steps"));
+    mapf_grid *g = test_load_grid(map);
+    double rate = test_check_solve_trace(trace, out, g, 100, "variant %d", v);
     cr_assert_gt(rate, 0.5, "variant %d: completion %.2f", v, rate);
     mapf_grid_free(g);
     free(out);
@@ -135,9 +56,7 @@ Test(cli, solve_runs_rths_with_an_enumeration_parameter) {
   snprintf(trace, sizeof trace, "%s/rths.txt", tmpdir);
   snprintf(map, sizeof map, "%s/dao/lak307d.map", maps);
   snprintf(scen, sizeof scen, "%s/scen/dao/lak307d.map.scen", maps);
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_grid_load(map, &g, &d), MAPF_OK);
+  mapf_grid *g = test_load_grid(map);
   const char *sources[] = {"--scen '%s' --agents 1", "--generator random --agents 50 --seed 2"};
   int agents[] = {1, 50};
   for (int v = 0; v < 2; v++) {
@@ -148,10 +67,7 @@ Test(cli, solve_runs_rths_with_an_enumeration_parameter) {
                      "--param da=true --steps 2000 --trace '%s'",
                      map, src, trace);
     cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
-    int64_t steps;
-    double rate = test_check_trace(trace, g, agents[v], &steps);
-    cr_assert_float_eq(rate, test_metric(out, "completion_rate"), 1e-9);
-    cr_assert_eq(steps, (int64_t)test_metric(out, "steps"));
+    double rate = test_check_solve_trace(trace, out, g, agents[v], "%d agents", agents[v]);
     cr_assert_gt(rate, 0.3, "%d agents: completion %.2f", agents[v], rate);
     free(out);
     free(err);
@@ -366,37 +282,37 @@ Test(cli, run_stores_patrol_coherence_and_suboptimality) {
   snprintf(db, sizeof db, "%s/dm.db", tmpdir);
   cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
   free(err);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE generator LIKE 'patrol%' AND "
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE generator LIKE 'patrol%' AND "
                              "loops = 2 AND failed_moves_per_loop IS NOT NULL AND "
                              "loops_done = 20"),
                3);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE loops = 0 AND "
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE loops = 0 AND "
                              "failed_moves_per_loop IS NULL"),
                9);
   /* dm jobs have a coherence and a series; others have neither. */
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE algorithm = 'dm' AND "
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE algorithm = 'dm' AND "
                              "coherence BETWEEN -1 AND 1"),
                8);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE algorithm <> 'dm' AND "
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE algorithm <> 'dm' AND "
                              "coherence IS NOT NULL"),
                0);
   /* Patrol runs of up to 2,000 steps sampled every 50 steps from step 0. */
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM coherence_series AS c JOIN results AS r ON "
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM coherence_series AS c JOIN results AS r ON "
                              "r.id = c.result_id WHERE r.algorithm <> 'dm' OR c.step % 50 <> 0"),
                0);
-  cr_assert_eq(query_int(db, "SELECT min(n) FROM (SELECT count(*) AS n FROM results AS r JOIN "
+  cr_assert_eq(test_db_int(db, "SELECT min(n) FROM (SELECT count(*) AS n FROM results AS r JOIN "
                              "coherence_series AS c ON c.result_id = r.id WHERE r.algorithm = "
                              "'dm' AND r.loops = 2 GROUP BY r.id)"),
-               query_int(db, "SELECT min(steps / 50 + 1) FROM results WHERE algorithm = 'dm' "
+               test_db_int(db, "SELECT min(steps / 50 + 1) FROM results WHERE algorithm = 'dm' "
                              "AND loops = 2"));
   /* Single agents: an A* distance, and travel / optimal >= 1 for those that arrived. */
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM agent_results AS a JOIN results AS r ON "
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM agent_results AS a JOIN results AS r ON "
                              "r.id = a.result_id WHERE r.agents = 1 AND a.optimal_distance > 0"),
                9);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE agents = 1 AND status = 'ok' "
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE agents = 1 AND status = 'ok' "
                              "AND suboptimality >= 1 - 1e-9"),
-               query_int(db, "SELECT count(*) FROM results WHERE agents = 1 AND status = 'ok'"));
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE agents > 1 AND suboptimality "
+               test_db_int(db, "SELECT count(*) FROM results WHERE agents = 1 AND status = 'ok'"));
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE agents > 1 AND suboptimality "
                              "IS NOT NULL"),
                0);
   /* The reports of these metrics: DM's failed moves per loop are below BMAA*'s here. */
@@ -415,7 +331,7 @@ Test(cli, run_stores_patrol_coherence_and_suboptimality) {
   free(err);
   /* The best single configuration by suboptimality (greedy's first step, --by suboptimality)
    * is the label of the smallest mean suboptimality over the single-agent problems. */
-  char *best = query_text(db, "SELECT label FROM results WHERE agents = 1 GROUP BY label ORDER "
+  char *best = test_db_rows(db, "SELECT label FROM results WHERE agents = 1 GROUP BY label ORDER "
                               "BY avg(suboptimality), label LIMIT 1");
   cr_assert_eq(mapfarm(&out, &err, "portfolio --db '%s' --size 1 --by suboptimality --where "
                        "'agents = 1' --format csv", db), 0, "%s", err);
@@ -460,19 +376,19 @@ Test(cli, a_schema_2_file_is_read_and_upgraded_in_place) {
   cr_assert(strstr(out, "BMAA*"), "%s", out);
   free(out);
   free(err);
-  cr_assert_eq(query_int(db, "PRAGMA user_version"), 2, "a read leaves it as it is");
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), 2, "a read leaves it as it is");
   cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
   free(err);
-  cr_assert_eq(query_int(db, "PRAGMA user_version"), 3);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results"), 41);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE job_key = "
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), 3);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results"), 41);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE job_key = "
                              "'0123456789abcdef0123456789abcdef' AND loops = 0 AND coherence IS "
                              "NULL AND mean_travel_distance = 7.5"),
                1);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM agent_results WHERE result_id = 1 AND "
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM agent_results WHERE result_id = 1 AND "
                              "optimal_distance IS NULL"),
                1);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM coherence_series"), 0);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM coherence_series"), 0);
 }
 
 static void plan_path(char *buf, size_t n, const char *name) {
@@ -499,16 +415,16 @@ Test(cli, run_stores_every_job_and_a_rerun_runs_nothing) {
   plan_path(plan, sizeof plan, "small.yaml");
   snprintf(db, sizeof db, "%s/r.db", tmpdir);
   cr_assert_eq(mapfarm(&out, &err, "run '%s' --db '%s' --threads 2", plan, db), 0, "%s", err);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results"), 40);
-  cr_assert_eq(query_int(db, "SELECT count(DISTINCT job_key) FROM results"), 40);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM agent_results"), 4 * 5 * (5 + 20));
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM runs WHERE status = 'done'"), 1);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results"), 40);
+  cr_assert_eq(test_db_int(db, "SELECT count(DISTINCT job_key) FROM results"), 40);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM agent_results"), 4 * 5 * (5 + 20));
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM runs WHERE status = 'done'"), 1);
   free(out);
   free(err);
   cr_assert_eq(mapfarm(&out, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
   cr_assert(strstr(err, "nothing to run") != NULL, "%s", err);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results"), 40);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM runs"), 1);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results"), 40);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM runs"), 1);
   free(out);
   free(err);
 
@@ -531,7 +447,7 @@ Test(cli, results_do_not_depend_on_the_thread_count) {
   const char *sql =
       "SELECT job_key, status, completion_rate, mean_completion_steps, mean_travel_distance, "
       "steps, expansions, failed_moves, pushes, searches FROM results ORDER BY job_key";
-  char *a = query_text(db1, sql), *b = query_text(db2, sql);
+  char *a = test_db_rows(db1, sql), *b = test_db_rows(db2, sql);
   cr_assert_str_eq(a, b);
   free(a);
   free(b);
@@ -555,32 +471,34 @@ Test(cli, a_killed_run_finishes_on_rerun_with_no_job_lost_or_doubled, .timeout =
       _exit(127);
     }
     /* Wait until this round has stored some jobs, then kill without warning. */
-    int64_t before = round == 0 ? 0 : query_int(db, "SELECT count(*) FROM results");
+    int64_t before = round == 0 ? 0 : test_db_int(db, "SELECT count(*) FROM results");
     for (int i = 0; i < 600; i++) {
       nanosleep(&(struct timespec){0, 20000000}, NULL);
-      if (access(db, 0) == 0 && try_count(db) >= before + 10 * (round + 1)) break;
+      if (access(db, 0) == 0 &&
+          test_db_try_int(db, "SELECT count(*) FROM results") >= before + 10 * (round + 1))
+        break;
     }
     kill(pid, SIGKILL);
     int st;
     waitpid(pid, &st, 0);
     cr_assert(WIFSIGNALED(st), "the run ended before it could be killed; make slow.yaml slower");
-    int64_t n = query_int(db, "SELECT count(*) FROM results");
+    int64_t n = test_db_int(db, "SELECT count(*) FROM results");
     cr_assert_lt(n, total, "round %d: nothing left to resume", round);
   }
   char *err;
   cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --threads 2", plan, db), 0, "%s", err);
   free(err);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results"), total);
-  cr_assert_eq(query_int(db, "SELECT count(DISTINCT job_key) FROM results"), total);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM (SELECT result_id FROM agent_results "
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results"), total);
+  cr_assert_eq(test_db_int(db, "SELECT count(DISTINCT job_key) FROM results"), total);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM (SELECT result_id FROM agent_results "
                              "GROUP BY result_id)"), total);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results r WHERE agents <> (SELECT count(*) "
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results r WHERE agents <> (SELECT count(*) "
                              "FROM agent_results a WHERE a.result_id = r.id)"), 0);
 
   cr_assert_eq(mapfarm(NULL, NULL, "run '%s' --db '%s' --threads 2", plan, ref), 0);
   const char *sql = "SELECT job_key, status, completion_rate, mean_travel_distance, steps, "
                     "expansions FROM results ORDER BY job_key";
-  char *a = query_text(db, sql), *b = query_text(ref, sql);
+  char *a = test_db_rows(db, sql), *b = test_db_rows(ref, sql);
   cr_assert_str_eq(a, b);
   free(a);
   free(b);
@@ -620,14 +538,6 @@ Test(cli, bad_arguments_exit_2_with_a_message) {
   cr_assert_eq(access("none.db", 0), -1, "report must not create a database");
 }
 
-static void exec_sql(const char *db, const char *sql) {
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-  char *msg = NULL;
-  cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, &msg), SQLITE_OK, "%s", msg ? msg : "");
-  sqlite3_close(h);
-}
-
 /* A failing job is recorded with status error and its message, the others go on, the exit
  * status is 1; --retry-failed runs the failed jobs again and replaces their rows. */
 Test(cli, failed_jobs_are_recorded_and_retry_failed_runs_them_again) {
@@ -637,9 +547,9 @@ Test(cli, failed_jobs_are_recorded_and_retry_failed_runs_them_again) {
   cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 1, "%s", err);
   cr_assert(strstr(err, "5 error") != NULL, "%s", err);
   free(err);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE status = 'error' AND "
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE status = 'error' AND "
                              "message LIKE '%cannot place 60 agents%'"), 5);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE status <> 'error'"), 5);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE status <> 'error'"), 5);
   /* A plain rerun leaves failed jobs alone. */
   cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
   cr_assert(strstr(err, "nothing to run") != NULL, "%s", err);
@@ -647,17 +557,17 @@ Test(cli, failed_jobs_are_recorded_and_retry_failed_runs_them_again) {
 
   /* Make one good job look failed, as if it had crashed on a bad day: the retry must run it
    * again and store a complete row with its agents; the real failures fail again. */
-  exec_sql(db, "UPDATE results SET status = 'error', message = 'simulated', "
+  test_db_exec(db, "UPDATE results SET status = 'error', message = 'simulated', "
                "completion_rate = NULL WHERE job_key = (SELECT min(job_key) FROM results "
                "WHERE agents = 5); DELETE FROM agent_results WHERE result_id = (SELECT id "
                "FROM results WHERE message = 'simulated')");
   cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --retry-failed", plan, db), 1, "%s", err);
   cr_assert(strstr(err, "6 jobs run") != NULL, "%s", err);
   free(err);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results"), 10);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE status = 'error'"), 5);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM results WHERE message = 'simulated'"), 0);
-  cr_assert_eq(query_int(db, "SELECT count(*) FROM agent_results"), 5 * 5);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results"), 10);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE status = 'error'"), 5);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE message = 'simulated'"), 0);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM agent_results"), 5 * 5);
 }
 
 /* Every plan shipped in configs/ is valid and expands (those on MovingAI maps find them through

@@ -17,22 +17,6 @@
 
 #define H (MAPF_SQRT2 / 2)
 
-static mapf_grid *grid_from_rows(const char *const *rows, int h) {
-  int w = (int)strlen(rows[0]);
-  mapf_grid *g = mapf_grid_new(w, h, "test");
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) g->passable[y * w + x] = rows[y][x] == '.';
-  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
-  return g;
-}
-
-static mapf_grid *open_grid(int w, int h) {
-  mapf_grid *g = mapf_grid_new(w, h, "open");
-  memset(g->passable, 1, (size_t)w * (size_t)h);
-  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
-  return g;
-}
-
 typedef struct dm_opts {
   double alpha, weight, vision, local_radius;
   int64_t steps, sample_every;
@@ -42,46 +26,28 @@ static const dm_opts dm_defaults = {0.8, 5, 5, 0, 5000, 0};
 
 /* Runs `dm` under the step checker; asserts no violation and the result's identities. */
 static void run_dm(const mapf_grid *g, const mapf_instance *inst, dm_opts o, mapf_result *res) {
-  const mapf_algo_def *def = mapf_algo_find("dm");
-  cr_assert_not_null(def);
-  mapf_run_config cfg = {0};
-  cfg.grid = g;
-  cfg.inst = inst;
-  cfg.algo = def;
-  mapf_params_default(def, &cfg.params);
-  cfg.params.v[mapf_param_index(def, "alpha")] = o.alpha;
-  cfg.params.v[mapf_param_index(def, "weight")] = o.weight;
-  cfg.params.v[mapf_param_index(def, "vision")] = o.vision;
-  cfg.params.v[mapf_param_index(def, "local_radius")] = o.local_radius;
+  mapf_run_config cfg = test_run_config(g, inst, "dm");
+  test_set_param(cfg.algo, &cfg.params, "alpha", o.alpha);
+  test_set_param(cfg.algo, &cfg.params, "weight", o.weight);
+  test_set_param(cfg.algo, &cfg.params, "vision", o.vision);
+  test_set_param(cfg.algo, &cfg.params, "local_radius", o.local_radius);
   cfg.limits.steps = o.steps;
   cfg.sample_every = o.sample_every;
-  test_step_checker w = {g, NULL, NULL, 0, 0};
-  cfg.on_step = test_step_check;
-  cfg.ud = &w;
-  mapf_workspace *ws = mapf_workspace_new();
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_run(ws, &cfg, res, &d), MAPF_OK, "%s", d.msg);
-  mapf_workspace_free(ws);
-  cr_assert_eq(w.violations, 0, "%lld illegal moves, shared cells or swaps",
-               (long long)w.violations);
-  cr_assert_eq(w.steps, res->steps);
+  test_run_checked(&cfg, res, "dm");
   cr_assert(res->coherence >= -1 - 1e-9 && res->coherence <= 1 + 1e-9, "coherence %g",
             res->coherence);
   int64_t failed = 0, loops = 0;
   for (int32_t a = 0; a < res->agents; a++) {
-    cr_assert_eq(res->agent[a].final, w.prev[a]);
     failed += res->agent[a].failed_moves;
     loops += res->agent[a].loops_done;
   }
   cr_assert_eq(res->failed_moves, failed);
   cr_assert_eq(res->loops_done, loops);
-  test_step_checker_free(&w);
 }
 
+/* One agent from (sx, sy) to (gx, gy), patrolling `loops` times (0: one way). */
 static mapf_instance *one_agent(const mapf_grid *g, int sx, int sy, int gx, int gy, int loops) {
-  mapf_instance *inst = mapf_instance_new(1);
-  inst->start[0] = mapf_grid_id(g, sx, sy);
-  inst->goal[0] = mapf_grid_id(g, gx, gy);
+  mapf_instance *inst = test_instance_of(g, 1, (const int[]){sx, sy, gx, gy});
   inst->loops = loops;
   return inst;
 }
@@ -198,7 +164,7 @@ Test(dm, a_vector_points_to_the_nearest_of_eight_directions) {
  * neighbour is reachable and has a DV. */
 Test(dm, coherence_of_hand_made_maps) {
   const char *rows[] = {"......", "......", "..@..."};
-  mapf_grid *g = grid_from_rows(rows, 3);
+  mapf_grid *g = test_grid_from_rows(rows, 3);
   mapf__dv *dv = calloc((size_t)g->ncells, sizeof *dv);
   mapf__dv E = {1, 0}, W = {-1, 0}, S = {0, 1}, N = {0, -1};
   /* An empty map is fully coherent (Sec. 4). */
@@ -255,18 +221,10 @@ Test(dm, coherence_of_hand_made_maps) {
  * costs what mapf_astar_run finds. With weight 5 too, on a one-way trip: the map is empty while
  * the agent plans its only search. */
 Test(dm, one_agent_travels_the_astar_distance) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, MAPF_MAPGEN_RANDOM);
-  p.width = p.height = 40;
-  p.density = 0.2;
-  p.seed = 8;
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 40, 40, 0.2, 1, 8);
   mapf_astar *as = mapf_astar_new();
   for (uint64_t seed = 0; seed < 20; seed++) {
-    mapf_instance *inst = NULL;
-    cr_assert_eq(mapf_scengen_random(g, 1, seed, &inst, &d), MAPF_OK, "%s", d.msg);
+    mapf_instance *inst = test_random_instance(g, 1, seed);
     mapf_astar_result ar;
     cr_assert_eq(mapf_astar_run(as, g, inst->start[0], inst->goal[0], &ar, NULL, NULL), MAPF_OK);
     cr_assert(ar.found);
@@ -292,7 +250,7 @@ Test(dm, one_agent_travels_the_astar_distance) {
  * runs against the vectors the way out left, so it returns on a parallel lane (Fig. 6(a):
  * "the agents form clear lanes of travel"), and the lanes are coherent. */
 Test(dm, a_lone_patroller_comes_back_on_another_lane) {
-  mapf_grid *g = open_grid(24, 9);
+  mapf_grid *g = test_open_grid(24, 9, "open");
   mapf_instance *inst = one_agent(g, 2, 4, 21, 4, 3);
   dm_opts o = dm_defaults;
   o.weight = 0;
@@ -319,7 +277,7 @@ Test(dm, a_lone_patroller_comes_back_on_another_lane) {
  * corridor leaves a fully coherent line. */
 Test(dm, coherence_is_sampled_every_k_steps) {
   const char *rows[] = {"............"};
-  mapf_grid *g = grid_from_rows(rows, 1);
+  mapf_grid *g = test_grid_from_rows(rows, 1);
   mapf_instance *inst = one_agent(g, 0, 0, 11, 0, 0);
   dm_opts o = dm_defaults;
   o.sample_every = 4;
@@ -351,12 +309,9 @@ Test(dm, coherence_is_sampled_every_k_steps) {
  * both replan onto the other row: the direction map alone lets blind agents pass. */
 Test(dm, failed_moves_make_agents_replan) {
   const char *rows[] = {"............", "............"};
-  mapf_grid *g = grid_from_rows(rows, 2);
-  mapf_instance *inst = mapf_instance_new(2);
-  inst->start[0] = mapf_grid_id(g, 0, 0);
-  inst->goal[0] = mapf_grid_id(g, 11, 0);
-  inst->start[1] = mapf_grid_id(g, 11, 0);
-  inst->goal[1] = mapf_grid_id(g, 0, 0);
+  mapf_grid *g = test_grid_from_rows(rows, 2);
+  int xy[] = {0, 0, 11, 0, 11, 0, 0, 0};
+  mapf_instance *inst = test_instance_of(g, 2, xy);
   dm_opts o = dm_defaults;
   o.weight = 0;
   o.vision = 0;
@@ -458,11 +413,8 @@ Test(dm, direction_maps_cut_failed_moves_of_opposite_groups_in_a_corridor, .time
  * global 0.3-0.5, local 0.6. */
 Test(dm, direction_maps_cut_failed_moves_on_a_movingai_map, .timeout = 300) {
   REQUIRE_MAPS(dir);
-  char path[4300];
-  snprintf(path, sizeof path, "%s/mapf/random-32-32-10.map", dir);
-  mapf_grid *g = NULL;
+  mapf_grid *g = test_load_movingai(dir, "mapf/random-32-32-10.map");
   mapf_diag d = {0};
-  cr_assert_eq(mapf_grid_load(path, &g, &d), MAPF_OK, "%s", d.msg);
   const mapf_scengen_def *gen = mapf_scengen_find("patrol");
   for (uint64_t seed = 0; seed < 4; seed++) {
     mapf_instance *inst = NULL;
@@ -500,14 +452,8 @@ Test(dm, direction_maps_cut_failed_moves_on_a_movingai_map, .timeout = 300) {
 Test(dm, runs_are_legal_and_deterministic, .timeout = 120) {
   mapf_mapgen_kind kinds[] = {MAPF_MAPGEN_RANDOM, MAPF_MAPGEN_ROOMS};
   for (int k = 0; k < 2; k++) {
-    mapf_mapgen_params p;
-    mapf_mapgen_defaults(&p, kinds[k]);
-    p.width = p.height = 33;
-    p.density = 0.15;
-    p.seed = (uint64_t)k + 3;
-    mapf_grid *g = NULL;
+    mapf_grid *g = test_mapgen(kinds[k], 33, 33, 0.15, 1, (uint64_t)k + 3);
     mapf_diag d = {0};
-    cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
     const mapf_scengen_def *gen = mapf_scengen_find("patrol");
     mapf_params gp;
     mapf_scengen_params_default(gen, &gp);
@@ -522,24 +468,10 @@ Test(dm, runs_are_legal_and_deterministic, .timeout = 120) {
       mapf_result a, b;
       run_dm(g, inst, o, &a);
       run_dm(g, inst, o, &b);
-      cr_assert_eq(a.steps, b.steps);
-      cr_assert_eq(a.expansions, b.expansions);
-      cr_assert_eq(a.failed_moves, b.failed_moves);
-      cr_assert_eq(a.searches, b.searches);
-      cr_assert_eq(a.loops_done, b.loops_done);
-      cr_assert_gt(a.loops_done, 0, "%s radius %d", g->name, r);
-      cr_assert_eq(memcmp(&a.coherence, &b.coherence, sizeof(double)), 0);
-      cr_assert_eq(a.coherence_samples, b.coherence_samples);
-      cr_assert_eq(memcmp(a.coherence_series, b.coherence_series,
-                          (size_t)a.coherence_samples * sizeof *a.coherence_series),
-                   0);
-      for (int32_t i = 0; i < a.agents; i++) {
-        cr_assert_eq(a.agent[i].final, b.agent[i].final);
-        cr_assert_eq(a.agent[i].completion_step, b.agent[i].completion_step);
-        cr_assert_eq(memcmp(&a.agent[i].travel_distance, &b.agent[i].travel_distance,
-                            sizeof(double)),
-                     0);
-      }
+      char label[200];
+      snprintf(label, sizeof label, "%s radius %d", g->name, r);
+      test_assert_same_run(&a, &b, label);
+      cr_assert_gt(a.loops_done, 0, "%s", label);
       mapf_result_clear(&a);
       mapf_result_clear(&b);
     }
@@ -556,7 +488,7 @@ Test(dm, agent_centric_maps_are_sparse, .timeout = 120) {
   struct rlimit lim = {(rlim_t)1 << 30, (rlim_t)1 << 30};
   cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0);
 #endif
-  mapf_grid *g = open_grid(512, 512);
+  mapf_grid *g = test_open_grid(512, 512, "open");
   int n = 2000;
   mapf_instance *inst = mapf_instance_new(n);
   inst->loops = 2;

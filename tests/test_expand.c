@@ -1,9 +1,12 @@
 /* test_expand.c: the job space of a plan and its keys (farm/expand.c). */
+#ifndef MAPFARM_SOURCE_DIR /* before testutil.h, which has a fallback */
+#error "MAPFARM_SOURCE_DIR (the repository root) must be defined"
+#endif
+
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "algo.h"
 #include "expand.h"
@@ -11,29 +14,12 @@
 #include "hash.h"
 #include "plan.h"
 #include "scen.h"
-
-#ifndef MAPFARM_SOURCE_DIR
-#error "MAPFARM_SOURCE_DIR (the repository root) must be defined"
-#endif
+#include "testutil.h"
 
 #define PLANS MAPFARM_SOURCE_DIR "/tests/data/plans"
 
 static const char *const map_dirs[] = {PLANS "/maps"};
 static const farm_plan_opts opts = {map_dirs, 1};
-
-static char *format_all(const farm_diags *errs) {
-  size_t cap = 1, len = 0;
-  for (int32_t i = 0; i < errs->n; i++) cap += sizeof(errs->items[i].file) + 1100;
-  char *out = malloc(cap);
-  cr_assert_not_null(out);
-  out[0] = '\0';
-  for (int32_t i = 0; i < errs->n; i++) {
-    len += (size_t)mapf_diag_format(&errs->items[i], out + len, cap - len);
-    out[len++] = '\n';
-    out[len] = '\0';
-  }
-  return out;
-}
 
 /* A plan and its space, both valid. */
 typedef struct loaded {
@@ -42,7 +28,7 @@ typedef struct loaded {
 } loaded;
 
 static void check_ok(int rc, farm_diags *errs, const char *what) {
-  char *all = format_all(errs);
+  char *all = test_format_diags(errs);
   cr_assert_eq(rc, MAPF_OK, "%s: rc %d:\n%s", what, rc, all);
   free(all);
   farm_diags_free(errs);
@@ -72,6 +58,21 @@ static int cmp_key(const void *a, const void *b) {
   const mapf_hash128 *x = a, *y = b;
   if (x->hi != y->hi) return (x->hi > y->hi) - (x->hi < y->hi);
   return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Asserts that no two jobs of sp share a key. */
+static void expect_distinct_keys(const farm_space *sp) {
+  mapf_hash128 *keys = malloc((size_t)sp->njobs * sizeof *keys);
+  cr_assert_not_null(keys);
+  for (int64_t i = 0; i < sp->njobs; i++) {
+    farm_job j;
+    farm_space_job(sp, i, &j);
+    keys[i] = j.key;
+  }
+  qsort(keys, (size_t)sp->njobs, sizeof *keys, cmp_key);
+  for (int64_t i = 1; i < sp->njobs; i++)
+    cr_assert(keys[i].hi != keys[i - 1].hi || keys[i].lo != keys[i - 1].lo, "two jobs share a key");
+  free(keys);
 }
 
 /* What identifies a job apart from its key: map content, scenario, agents, instance, algorithm
@@ -173,18 +174,22 @@ Test(expand, resolves_every_parameter) {
 Test(expand, gives_every_job_of_a_plan_a_distinct_key) {
   loaded l;
   load_file(&l, "good.yaml");
-  mapf_hash128 *keys = malloc((size_t)l.sp.njobs * sizeof *keys);
-  cr_assert_not_null(keys);
-  for (int64_t i = 0; i < l.sp.njobs; i++) {
-    farm_job j;
-    farm_space_job(&l.sp, i, &j);
-    keys[i] = j.key;
-  }
-  qsort(keys, (size_t)l.sp.njobs, sizeof *keys, cmp_key);
-  for (int64_t i = 1; i < l.sp.njobs; i++)
-    cr_assert(keys[i].hi != keys[i - 1].hi || keys[i].lo != keys[i - 1].lo, "two jobs share a key");
-  free(keys);
+  expect_distinct_keys(&l.sp);
   unload(&l);
+}
+
+/* Checks that j's key is the hash of the canonical text head + tail (head: the instance part,
+ * up to the seed line) and its instance seed the hash of head; returns the key. */
+static mapf_hash128 expect_key(const farm_job *j, const char *head, const char *tail) {
+  char text[1024];
+  int len = snprintf(text, sizeof text, "%s%s", head, tail);
+  cr_assert_lt(len, (int)sizeof text);
+  mapf_hash128 key = mapf_hash128_of(text, (size_t)len);
+  char hex[33];
+  mapf_hash128_hex(key, hex);
+  cr_assert_str_eq(j->key_hex, hex, "key of:\n%s", text);
+  cr_assert_eq(j->instance_seed, mapf_hash64(head, strlen(head), 0));
+  return key;
 }
 
 Test(expand, hashes_the_documented_canonical_text) {
@@ -192,23 +197,17 @@ Test(expand, hashes_the_documented_canonical_text) {
   load_file(&l, "good.yaml");
   farm_job j;
   farm_space_job(&l.sp, 1, &j);
-  char text[1024];
-  int head = snprintf(text, sizeof text,
-                      "mapfarm-job/1\nmap=%016llx\ngenerator=random\nagents=2\ninstance=0\n"
-                      "seed=7\n",
-                      (unsigned long long)l.sp.grids[0]->hash);
-  int len = head + snprintf(text + head, sizeof text - (size_t)head,
-                            "algorithm=bmaa\nparams={\"expansions\":32,\"flow\":false,"
-                            "\"moves\":32,\"push\":true,\"vision\":1.4142135623730951}\n"
-                            "limits=steps:500,seconds:2.5,expansions:0\n"
-                            "execution=single-pass\n");
-  mapf_hash128 key = mapf_hash128_of(text, (size_t)len);
-  char hex[33];
-  mapf_hash128_hex(key, hex);
-  cr_assert_str_eq(j.key_hex, hex);
+  char head[512];
+  snprintf(head, sizeof head,
+           "mapfarm-job/1\nmap=%016llx\ngenerator=random\nagents=2\ninstance=0\nseed=7\n",
+           (unsigned long long)l.sp.grids[0]->hash);
+  mapf_hash128 key = expect_key(&j, head,
+                                "algorithm=bmaa\nparams={\"expansions\":32,\"flow\":false,"
+                                "\"moves\":32,\"push\":true,\"vision\":1.4142135623730951}\n"
+                                "limits=steps:500,seconds:2.5,expansions:0\n"
+                                "execution=single-pass\n");
   cr_assert_eq(j.key.hi, key.hi);
   cr_assert_eq(j.key.lo, key.lo);
-  cr_assert_eq(j.instance_seed, mapf_hash64(text, (size_t)head, 0));
   cr_assert_eq(j.seed, mapf_mix64(key.hi ^ key.lo));
   unload(&l);
 }
@@ -378,7 +377,7 @@ Test(expand, reports_map_errors_at_the_plan_line) {
   farm_space sp;
   cr_assert_neq(farm_space_init(&sp, p, &errs), MAPF_OK);
   cr_assert_eq(errs.n, 1);
-  char *all = format_all(&errs);
+  char *all = test_format_diags(&errs);
   const char *want = PLANS "/load_errors.yaml:3:5: error: cannot load map: " PLANS
                            "/maps/broken.map:6:3: unknown terrain character 'x'";
   cr_assert_eq(strncmp(all, want, strlen(want)), 0, "got %s", all);
@@ -395,7 +394,7 @@ Test(expand, refuses_maps_with_the_same_content) {
   cr_assert_eq(farm_plan_load(PLANS "/same_content.yaml", &opts, &p, &errs), MAPF_OK);
   farm_space sp;
   cr_assert_eq(farm_space_init(&sp, p, &errs), MAPF_EINVAL);
-  char *all = format_all(&errs);
+  char *all = test_format_diags(&errs);
   cr_assert_str_eq(all, PLANS "/same_content.yaml:5:5: error: map \"random-6x4-d0-s0\" has the "
                               "same content as map \"maps/open.map\" (line 3, column 5); their "
                               "jobs would have the same keys\n");
@@ -405,28 +404,8 @@ Test(expand, refuses_maps_with_the_same_content) {
   farm_diags_free(&errs);
 }
 
-/* The MovingAI sets live outside the repository: MAPFARM_MAPS, else ../shared/movingai. Under
- * CI=true missing data is a failure, elsewhere the test is skipped. */
-static int movingai_dir(char *buf, size_t n) {
-  const char *env = getenv("MAPFARM_MAPS");
-  if (env && env[0])
-    snprintf(buf, n, "%s", env);
-  else
-    snprintf(buf, n, "%s/../shared/movingai", MAPFARM_SOURCE_DIR);
-  char probe[1200];
-  snprintf(probe, sizeof probe, "%s/dao/lak307d.map", buf);
-  struct stat st;
-  if (stat(probe, &st) == 0) return 1;
-  const char *ci = getenv("CI");
-  if (ci && !strcmp(ci, "true"))
-    cr_assert_fail("MovingAI data missing: %s (set MAPFARM_MAPS)", probe);
-  cr_skip_test("MovingAI data not found at %s", buf);
-  return 0;
-}
-
 Test(expand, finds_movingai_maps_under_the_map_directories) {
-  char dir[1024];
-  if (!movingai_dir(dir, sizeof dir)) return;
+  REQUIRE_MAPS(dir); /* the MovingAI sets live outside the repository */
   const char *const dirs[] = {PLANS "/maps", dir};
   const farm_plan_opts mo = {dirs, 2};
   const char *text = "name: dao\n"
@@ -436,7 +415,7 @@ Test(expand, finds_movingai_maps_under_the_map_directories) {
   farm_diags errs = {0, 0, NULL};
   farm_plan *p = NULL;
   check_ok(farm_plan_parse(text, strlen(text), "mem/plan.yaml", &mo, &p, &errs), &errs, text);
-  char want[1200];
+  char want[4200];
   snprintf(want, sizeof want, "%s/dao/lak307d.map", dir);
   cr_assert_str_eq(p->maps[0].path, want);
   cr_assert_str_eq(p->maps[0].source, "dao/lak307d.map");
@@ -539,17 +518,7 @@ Test(expand, excluding_keeps_every_key_distinct) {
   loaded l;
   load_file(&l, "sweep.yaml");
   cr_assert_eq(l.sp.algo_combos, 5 + 50 + 4);
-  mapf_hash128 *keys = malloc((size_t)l.sp.njobs * sizeof *keys);
-  cr_assert_not_null(keys);
-  for (int64_t i = 0; i < l.sp.njobs; i++) {
-    farm_job j;
-    farm_space_job(&l.sp, i, &j);
-    keys[i] = j.key;
-  }
-  qsort(keys, (size_t)l.sp.njobs, sizeof *keys, cmp_key);
-  for (int64_t i = 1; i < l.sp.njobs; i++)
-    cr_assert(keys[i].hi != keys[i - 1].hi || keys[i].lo != keys[i - 1].lo, "two jobs share a key");
-  free(keys);
+  expect_distinct_keys(&l.sp);
   unload(&l);
 }
 
@@ -624,20 +593,15 @@ Test(expand, keys_name_the_generator_configuration_and_jobs_use_it) {
   cr_assert_eq(l.sp.njobs, 1);
   farm_job j;
   farm_space_job(&l.sp, 0, &j);
-  char text[1024];
-  int head = snprintf(text, sizeof text,
-                      "mapfarm-job/1\nmap=%016llx\ngenerator=swap-sides {\"axis\":-1,\"band\":0.5}\n"
-                      "agents=4\ninstance=0\nseed=3\n",
-                      (unsigned long long)l.sp.grids[0]->hash);
-  int len = head + snprintf(text + head, sizeof text - (size_t)head,
-                            "algorithm=bmaa\nparams={\"expansions\":8,\"flow\":false,"
-                            "\"moves\":32,\"push\":false,\"vision\":1.4142135623730951}\n"
-                            "limits=steps:20,seconds:0,expansions:0\nexecution=chains\n");
-  mapf_hash128 key = mapf_hash128_of(text, (size_t)len);
-  char hex[33];
-  mapf_hash128_hex(key, hex);
-  cr_assert_str_eq(j.key_hex, hex);
-  cr_assert_eq(j.instance_seed, mapf_hash64(text, (size_t)head, 0));
+  char head[512];
+  snprintf(head, sizeof head,
+           "mapfarm-job/1\nmap=%016llx\ngenerator=swap-sides {\"axis\":-1,\"band\":0.5}\n"
+           "agents=4\ninstance=0\nseed=3\n",
+           (unsigned long long)l.sp.grids[0]->hash);
+  expect_key(&j, head,
+             "algorithm=bmaa\nparams={\"expansions\":8,\"flow\":false,"
+             "\"moves\":32,\"push\":false,\"vision\":1.4142135623730951}\n"
+             "limits=steps:20,seconds:0,expansions:0\nexecution=chains\n");
 
   mapf_instance *got = NULL, *want = NULL;
   mapf_diag d = {0};
@@ -713,7 +677,7 @@ Test(expand, a_scenario_file_for_no_map_of_the_plan_is_an_error) {
   cr_assert_eq(farm_plan_parse(text, strlen(text), "mem/plan.yaml", &opts, &p, &errs), MAPF_OK);
   farm_space sp;
   cr_assert_eq(farm_space_init(&sp, p, &errs), MAPF_EINVAL);
-  char *all = format_all(&errs);
+  char *all = test_format_diags(&errs);
   cr_assert(strstr(all, "mem/plan.yaml:4:5: error: scenario file") &&
                 strstr(all, "is for map tiny.map (6 x 4), which is not among the plan's maps"),
             "%s", all);

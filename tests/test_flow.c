@@ -2,12 +2,10 @@
  * reachable) on every MovingAI map, the lazy annotation against the precomputed one, and each
  * rule on small hand-made maps. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "flow.h"
 #include "mapgen.h"
@@ -15,29 +13,6 @@
 #include "testutil.h"
 
 enum { N = 1 << MAPF_DIR_N, E = 1 << MAPF_DIR_E, S = 1 << MAPF_DIR_S, W = 1 << MAPF_DIR_W };
-
-static mapf_grid *grid_from_rows(const char *const *rows, int h) {
-  int w = (int)strlen(rows[0]);
-  mapf_grid *g = mapf_grid_new(w, h, "test");
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) g->passable[y * w + x] = rows[y][x] == '.';
-  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
-  return g;
-}
-
-static mapf_grid *generated(mapf_mapgen_kind kind, int side, double density, int corridor,
-                            uint64_t seed) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, kind);
-  p.width = p.height = side;
-  p.density = density;
-  p.corridor = corridor;
-  p.seed = seed;
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
-  return g;
-}
 
 /* The lazy annotation, read in a random order (so cells are computed before, after and between
  * their neighbours), equals the precomputed one; returns how many cells differ. */
@@ -67,16 +42,15 @@ static int64_t lazy_differences(const mapf_grid *g, const uint8_t *masks, uint64
 }
 
 typedef struct walk_state {
-  const char *root;
   int nmaps;
   int64_t repaired, one_way, edges, grid_edges;
   int repaired_maps;
 } walk_state;
 
-static void check_map(walk_state *w, const char *path, const char *rel) {
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_grid_load(path, &g, &d), MAPF_OK, "%s: %s", rel, d.msg);
+/* One map of the walk (test_walk_maps). */
+static void check_map(void *ud, const char *path, const char *rel) {
+  walk_state *w = ud;
+  mapf_grid *g = test_load_grid(path);
   mapf_flow *f = mapf_flow_new(g);
   cr_assert_not_null(f, "%s: out of memory", rel);
   const uint8_t *m = mapf_flow_moves(f);
@@ -100,34 +74,13 @@ static void check_map(walk_state *w, const char *path, const char *rel) {
   mapf_grid_free(g);
 }
 
-static void walk(walk_state *w, const char *dir) {
-  DIR *dp = opendir(dir);
-  cr_assert_not_null(dp, "cannot open %s", dir);
-  struct dirent *e;
-  while ((e = readdir(dp)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (stat(path, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      walk(w, path);
-    } else {
-      size_t n = strlen(e->d_name);
-      if (n > 4 && strcmp(e->d_name + n - 4, ".map") == 0)
-        check_map(w, path, path + strlen(w->root) + 1);
-    }
-  }
-  closedir(dp);
-}
-
 /* The issue's required test (ALGORITHMS.md, Flow annotation): on every map in
  * ../shared/movingai, for every legal move u -> v, v is reachable from u in the annotated
  * graph; and the lazy annotation gives the same masks. */
 Test(flow, every_movingai_map_keeps_every_neighbour_reachable, .timeout = 900) {
   REQUIRE_MAPS(maps);
-  walk_state w = {maps, 0, 0, 0, 0, 0, 0};
-  walk(&w, maps);
+  walk_state w = {0, 0, 0, 0, 0, 0};
+  test_walk_maps(maps, maps, check_map, &w);
   cr_assert_geq(w.nmaps, 170, "expected the 170 maps of ../shared/movingai, found %d", w.nmaps);
   cr_log_info("%d maps: %lld of %lld moves kept, %lld one-way; rule 5 added %lld edges on %d "
               "maps",
@@ -144,7 +97,7 @@ Test(flow, lazy_matches_precomputed_on_generated_maps) {
   double density[] = {0.1, 0.35, 0.2, 0.2, 0.2};
   int corridor[] = {1, 1, 1, 1, 2};
   for (int k = 0; k < 5; k++) {
-    mapf_grid *g = generated(kinds[k], 67, density[k], corridor[k], (uint64_t)k + 3);
+    mapf_grid *g = test_mapgen(kinds[k], 67, 67, density[k], corridor[k], (uint64_t)k + 3);
     mapf_flow *f = mapf_flow_new(g);
     cr_assert_eq(mapf_flow_violations(g, mapf_flow_moves(f)), 0, "%s", g->name);
     cr_assert_eq(lazy_differences(g, mapf_flow_moves(f), 99), 0, "%s", g->name);
@@ -155,7 +108,7 @@ Test(flow, lazy_matches_precomputed_on_generated_maps) {
 
 /* A lazy cache computes only what it is asked for (and the cells near it). */
 Test(flow, lazy_computes_only_the_cells_it_is_asked_for) {
-  mapf_grid *g = generated(MAPF_MAPGEN_RANDOM, 200, 0.1, 1, 4);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 200, 200, 0.1, 1, 4);
   mapf_flow *f = mapf_flow_new(g);
   mapf_flow_lazy *lz = mapf_flow_lazy_new(g);
   int32_t c = mapf_grid_id(g, 100, 100);
@@ -176,7 +129,7 @@ Test(flow, lazy_computes_only_the_cells_it_is_asked_for) {
 Test(flow, roads_alternate_by_row_and_column_on_an_open_map) {
   const char *rows[] = {"..........", "..........", "..........", "..........",
                         "..........", "..........", "..........", ".........."};
-  mapf_grid *g = grid_from_rows(rows, 8);
+  mapf_grid *g = test_grid_from_rows(rows, 8);
   mapf_flow *f = mapf_flow_new(g);
   const uint8_t *m = mapf_flow_moves(f);
   for (int y = 2; y < 6; y++) {
@@ -197,7 +150,7 @@ Test(flow, roads_alternate_by_row_and_column_on_an_open_map) {
 Test(flow, one_wide_corridors_are_two_way) {
   const char *rows[] = {"....@@@@@@....", "....@@@@@@....", "..............",
                         "....@@@@.@....", "@@@@@@@@.@@@@@", "@@@@@@@@...@@@"};
-  mapf_grid *g = grid_from_rows(rows, 6);
+  mapf_grid *g = test_grid_from_rows(rows, 6);
   mapf_flow *f = mapf_flow_new(g);
   const uint8_t *m = mapf_flow_moves(f);
   for (int x = 4; x < 10; x++) { /* the horizontal corridor of row 2 */
@@ -223,7 +176,7 @@ Test(flow, one_wide_corridors_are_two_way) {
  * diagonal into it. */
 Test(flow, sources_and_sinks_get_a_diagonal) {
   const char *rows[] = {"......", "......", "......", "......", "......", "......"};
-  mapf_grid *g = grid_from_rows(rows, 6);
+  mapf_grid *g = test_grid_from_rows(rows, 6);
   mapf_flow *f = mapf_flow_new(g);
   const uint8_t *m = mapf_flow_moves(f);
   cr_assert_eq(m[mapf_grid_id(g, 0, 0)], 1 << MAPF_DIR_SE, "sink: %#x", m[0]);
@@ -240,7 +193,7 @@ Test(flow, sources_and_sinks_get_a_diagonal) {
  * another of its kind, so all edges become two-way. */
 Test(flow, a_two_by_two_room_is_two_way) {
   const char *rows[] = {"@@@@", "@..@", "@..@", "@@@@"};
-  mapf_grid *g = grid_from_rows(rows, 4);
+  mapf_grid *g = test_grid_from_rows(rows, 4);
   mapf_flow *f = mapf_flow_new(g);
   const uint8_t *m = mapf_flow_moves(f);
   for (int y = 1; y <= 2; y++)
@@ -257,7 +210,7 @@ Test(flow, a_two_by_two_room_is_two_way) {
 /* Rule 5: a dense random map loses reachability under rules 1-4 (an obstacle breaks the 2x2
  * cycles an edge relies on), and the repair restores it with a few two-way edges. */
 Test(flow, repair_restores_reachability_on_a_dense_random_map) {
-  mapf_grid *g = generated(MAPF_MAPGEN_RANDOM, 64, 0.3, 1, 11);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 64, 64, 0.3, 1, 11);
   mapf_flow *f = mapf_flow_new(g);
   const mapf_flow_stats *st = mapf_flow_get_stats(f);
   cr_assert_gt(st->repaired, 0);
@@ -272,7 +225,7 @@ Test(flow, repair_restores_reachability_on_a_dense_random_map) {
  * own component, so all six moves of the row cross components. */
 Test(flow, violations_finds_lost_reachability) {
   const char *rows[] = {"...."};
-  mapf_grid *g = grid_from_rows(rows, 1);
+  mapf_grid *g = test_grid_from_rows(rows, 1);
   uint8_t m[4] = {E, E, E, 0};
   cr_assert_eq(mapf_flow_violations(g, m), 6);
   uint8_t illegal[4] = {E | W, E | W, E | W, W | N};
@@ -290,7 +243,7 @@ static void *grid_flow_thread(void *g) { return (void *)mapf_grid_flow(g); }
 /* The shared annotation: built once per grid whichever threads ask first, equal to a fresh one,
  * freed with the grid (the sanitizer build checks), rebuilt after mapf_grid_finish. */
 Test(flow, grid_flow_is_built_once_and_shared_by_threads) {
-  mapf_grid *g = generated(MAPF_MAPGEN_ROOMS, 120, 0.2, 1, 8);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_ROOMS, 120, 120, 0.2, 1, 8);
   pthread_t th[4];
   void *got[4];
   for (int i = 0; i < 4; i++) cr_assert_eq(pthread_create(&th[i], NULL, grid_flow_thread, g), 0);

@@ -1,33 +1,24 @@
 /* test_grid.c: the MovingAI .map reader (movingai.c) and grid invariants on hand-made fixtures
  * (tests/data/maps) and on every map of the MovingAI sets (../shared/movingai). */
+#ifndef MAPFARM_SOURCE_DIR /* before testutil.h, which has a fallback */
+#error "MAPFARM_SOURCE_DIR must name the repository root"
+#endif
+
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "grid.h"
 #include "rng.h"
-
-#ifndef MAPFARM_SOURCE_DIR
-#error "MAPFARM_SOURCE_DIR must name the repository root"
-#endif
+#include "testutil.h"
 
 #define MAPS MAPFARM_SOURCE_DIR "/tests/data/maps/"
 
 static mapf_grid *load_ok(const char *name) {
-  mapf_grid *g = NULL;
-  mapf_diag d;
-  memset(&d, 0, sizeof d);
   char path[1024];
   snprintf(path, sizeof path, "%s%s", MAPS, name);
-  int rc = mapf_grid_load(path, &g, &d);
-  char msg[1200];
-  mapf_diag_format(&d, msg, sizeof msg);
-  cr_assert_eq(rc, MAPF_OK, "loading %s failed: %s", name, msg);
-  cr_assert_not_null(g);
-  return g;
+  return test_load_grid(path);
 }
 
 /* Loads tests/data/maps/NAME, which must fail with err and exactly "PATH:LINE:COL: error: MSG"
@@ -238,27 +229,7 @@ Test(grid, never_crashes_on_mutated_input) {
   mapf_rng_seed(&r, 2024);
   char buf[256];
   for (int it = 0; it < 5000; it++) {
-    memcpy(buf, base, blen);
-    size_t len = blen;
-    int edits = 1 + (int)mapf_rng_below(&r, 4);
-    for (int e = 0; e < edits; e++) {
-      size_t pos = len ? (size_t)mapf_rng_below(&r, len) : 0;
-      char ch = alphabet[mapf_rng_below(&r, sizeof alphabet - 1)];
-      switch (mapf_rng_below(&r, 3)) {
-      case 0:
-        if (len) buf[pos] = ch;
-        break;
-      case 1:
-        len = pos;
-        break;
-      default:
-        if (len + 1 < sizeof buf) {
-          memmove(buf + pos + 1, buf + pos, len - pos);
-          buf[pos] = ch;
-          len++;
-        }
-      }
-    }
+    size_t len = test_mutate(&r, base, blen, 4, alphabet, sizeof alphabet - 1, buf, sizeof buf);
     mapf_grid *g = NULL;
     mapf_diag d;
     memset(&d, 0, sizeof d);
@@ -279,25 +250,6 @@ Test(grid, never_crashes_on_mutated_input) {
 
 /* ---- every MovingAI map ---------------------------------------------------------------- */
 
-/* The MovingAI folder: $MAPFARM_MAPS, else ../shared/movingai beside the repository. Returns
- * NULL (after failing under CI=true, or skipping otherwise) when it is missing. */
-static const char *movingai_dir(char *buf, size_t cap) {
-  const char *env = getenv("MAPFARM_MAPS");
-  if (env && *env)
-    snprintf(buf, cap, "%s", env);
-  else
-    snprintf(buf, cap, "%s", MAPFARM_SOURCE_DIR "/../shared/movingai");
-  struct stat st;
-  if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) return buf;
-  const char *ci = getenv("CI");
-  if (ci && strcmp(ci, "true") == 0)
-    cr_assert_fail("MovingAI data not found at %s (set MAPFARM_MAPS); required when CI=true",
-                   buf);
-  cr_skip_test("MovingAI data not found at %s (set MAPFARM_MAPS to run the real-data tests)",
-               buf);
-  return NULL;
-}
-
 typedef struct manifest_row {
   char key[256]; /* set/file */
   int width, height;
@@ -307,7 +259,7 @@ typedef struct manifest_row {
 
 /* Reads the .map rows of MANIFEST.tsv: set, file, WxH, passable count. */
 static int read_manifest(const char *dir, manifest_row *rows, int cap) {
-  char path[1100], line[4096];
+  char path[4200], line[4096];
   snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
   FILE *f = fopen(path, "r");
   if (!f) return -1;
@@ -335,21 +287,15 @@ static int read_manifest(const char *dir, manifest_row *rows, int cap) {
 }
 
 typedef struct walk_state {
-  const char *root;
   manifest_row *rows;
   int nrows;
   int nmaps, nchecked;
 } walk_state;
 
 /* Loads one real map and checks it against the manifest and the grid invariants. */
-static void check_real_map(walk_state *w, const char *path, const char *rel) {
-  mapf_grid *g = NULL;
-  mapf_diag d;
-  memset(&d, 0, sizeof d);
-  int rc = mapf_grid_load(path, &g, &d);
-  char msg[1200];
-  mapf_diag_format(&d, msg, sizeof msg);
-  cr_assert_eq(rc, MAPF_OK, "%s", msg);
+static void check_real_map(void *ud, const char *path, const char *rel) {
+  walk_state *w = ud;
+  mapf_grid *g = test_load_grid(path);
   w->nmaps++;
   /* Invariants: npassable counts passable, components partition them, no corner cutting. */
   int32_t np = 0;
@@ -369,34 +315,12 @@ static void check_real_map(walk_state *w, const char *path, const char *rel) {
   mapf_grid_free(g);
 }
 
-static void walk(walk_state *w, const char *dir) {
-  DIR *dp = opendir(dir);
-  cr_assert_not_null(dp, "cannot open %s", dir);
-  struct dirent *e;
-  while ((e = readdir(dp)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (stat(path, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      walk(w, path);
-    } else {
-      size_t n = strlen(e->d_name);
-      if (n > 4 && strcmp(e->d_name + n - 4, ".map") == 0)
-        check_real_map(w, path, path + strlen(w->root) + 1);
-    }
-  }
-  closedir(dp);
-}
-
 Test(grid, loads_every_movingai_map_with_manifest_counts, .timeout = 600) {
-  char dir[1024];
-  if (!movingai_dir(dir, sizeof dir)) return;
+  REQUIRE_MAPS(dir);
   static manifest_row rows[1024];
   int nrows = read_manifest(dir, rows, 1024);
-  walk_state w = {dir, rows, nrows < 0 ? 0 : nrows, 0, 0};
-  walk(&w, dir);
+  walk_state w = {rows, nrows < 0 ? 0 : nrows, 0, 0};
+  test_walk_maps(dir, dir, check_real_map, &w);
   cr_assert_gt(w.nmaps, 0, "no .map files under %s", dir);
   for (int r = 0; r < w.nrows; r++)
     cr_assert(rows[r].seen, "MANIFEST.tsv lists %s but it was not found", rows[r].key);

@@ -16,33 +16,11 @@
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
-static mapf_grid *parse_map(const char *text) {
-  mapf_grid *g = NULL;
-  mapf_diag d;
-  memset(&d, 0, sizeof d);
-  cr_assert_eq(mapf_grid_parse(text, strlen(text), "hand.map", &g, &d), MAPF_OK, "%s", d.msg);
-  return g;
-}
+static mapf_grid *parse_map(const char *text) { return test_parse_grid(text, "hand.map"); }
 
+/* A square generated map (test_mapgen; the maze corridors one cell wide). */
 static mapf_grid *gen_map(mapf_mapgen_kind kind, int32_t side, double density, uint64_t seed) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, kind);
-  p.width = p.height = side;
-  p.density = density;
-  p.seed = seed;
-  mapf_grid *g = NULL;
-  mapf_diag d;
-  memset(&d, 0, sizeof d);
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
-  return g;
-}
-
-static mapf_instance *random_instance(const mapf_grid *g, int32_t n, uint64_t seed) {
-  mapf_instance *inst = NULL;
-  mapf_diag d;
-  memset(&d, 0, sizeof d);
-  cr_assert_eq(mapf_scengen_random(g, n, seed, &inst, &d), MAPF_OK, "%s", d.msg);
-  return inst;
+  return test_mapgen(kind, side, side, density, 1, seed);
 }
 
 static farm_image *render(const mapf_grid *g, const mapf_instance *inst) {
@@ -170,7 +148,7 @@ Test(image, scale_maps_pixel_centres) {
 
 Test(image, resize_to_the_same_size_changes_nothing) {
   mapf_grid *g = gen_map(MAPF_MAPGEN_RANDOM, 40, 0.3, 5);
-  mapf_instance *inst = random_instance(g, 30, 9);
+  mapf_instance *inst = test_random_instance(g, 30, 9);
   farm_image *im = render(g, inst);
   farm_image *same = resize(im, 40, 40);
   cr_assert_eq(memcmp(im->rgb, same->rgb, 40 * 40 * 3), 0);
@@ -203,7 +181,7 @@ Test(image, resize_defaults_to_227_and_rejects_bad_sides) {
 Test(image, resize_keeps_every_agent_at_its_scaled_position) {
   mapf_grid *g = gen_map(MAPF_MAPGEN_RANDOM, 512, 0.25, 11);
   for (uint64_t seed = 1; seed <= 4; seed++) {
-    mapf_instance *inst = random_instance(g, 40, seed);
+    mapf_instance *inst = test_random_instance(g, 40, seed);
     farm_image *native = render(g, inst);
     farm_image *im = resize(native, 0, 0);
     cr_assert_eq(im->width, 227);
@@ -277,7 +255,7 @@ Test(image, resize_loses_no_isolated_agent) {
 /* Area averaging keeps the terrain's proportions: the mean brightness of the resized image is
  * the blocked fraction of the map (agents stand on open cells and count as black). */
 static void expect_terrain_kept(mapf_grid *g, int32_t agents) {
-  mapf_instance *inst = agents ? random_instance(g, agents, 3) : NULL;
+  mapf_instance *inst = agents ? test_random_instance(g, agents, 3) : NULL;
   farm_image *native = render(g, inst);
   farm_image *im = resize(native, 227, 227);
   double blocked = 1.0 - (double)g->npassable / g->ncells, sum = 0;
@@ -483,7 +461,7 @@ Test(image, problem_line_connects_start_to_goal_in_every_direction) {
  * they are drawn after resizing. */
 Test(image, problem_marks_are_drawn_after_resizing) {
   mapf_grid *g = gen_map(MAPF_MAPGEN_RANDOM, 512, 0.2, 4);
-  mapf_instance *inst = random_instance(g, 1, 8);
+  mapf_instance *inst = test_random_instance(g, 1, 8);
   int32_t s = inst->start[0], t = inst->goal[0];
   farm_image *im = NULL;
   mapf_diag d;
@@ -523,7 +501,7 @@ Test(image, writes_a_png_that_reads_back_identical) {
   snprintf(path, sizeof path, "%s/instance.png", dir);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   mapf_grid *g = gen_map(MAPF_MAPGEN_ROOMS, 300, 0.2, 2);
-  mapf_instance *inst = random_instance(g, 50, 6);
+  mapf_instance *inst = test_random_instance(g, 50, 6);
   farm_image *native = render(g, inst);
   farm_image *im = resize(native, 0, 0);
   mapf_diag d;

@@ -17,97 +17,34 @@
 #ifndef MAPFARM_BINARY
 #error "MAPFARM_BINARY must name the mapfarm executable"
 #endif
-#ifndef MAPFARM_SOURCE_DIR
-#define MAPFARM_SOURCE_DIR "."
-#endif
 
-static char tmpdir[256];
-
-static void make_tmpdir(void) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/mapfarm-merge-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) cr_log_warn("cannot remove %s", tmpdir);
-}
-
+TEST_TMPDIR("merge");
 TestSuite(merge, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
 
-/* Runs `mapfarm ARGS` with stdout and stderr captured; returns the exit status. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int mapfarm(char **out, char **err, const char *fmt, ...) {
-  char args[4096], cmd[8192], o[512], e[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(args, sizeof args, fmt, ap);
-  va_end(ap);
-  snprintf(o, sizeof o, "%s/stdout", tmpdir);
-  snprintf(e, sizeof e, "%s/stderr", tmpdir);
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >'%s' 2>'%s'", tmpdir, MAPFARM_BINARY, args, o,
-           e);
-  int st = system(cmd);
-  if (out) *out = test_slurp_text(o);
-  if (err) *err = test_slurp_text(e);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+/* `mapfarm ARGS` run in tmpdir, so file names are relative to it (testutil.h). */
+#define mapfarm(out, err, ...) test_mapfarm(tmpdir, tmpdir, out, err, __VA_ARGS__)
 
 static void in_tmp(char *buf, size_t n, const char *name) {
   snprintf(buf, n, "%s/%s", tmpdir, name);
 }
 
-/* Runs sql on a database in tmpdir (read-write, for editing inputs). */
+/* testutil.h's database helpers on tmpdir/name. */
 static void exec_sql(const char *name, const char *sql) {
   char path[512];
   in_tmp(path, sizeof path, name);
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
-               SQLITE_OK);
-  char *msg = NULL;
-  cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, &msg), SQLITE_OK, "%s: %s", sql, msg);
-  sqlite3_close(h);
+  test_db_exec(path, sql);
 }
 
 static int64_t query_int(const char *name, const char *sql) {
   char path[512];
   in_tmp(path, sizeof path, name);
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *s;
-  cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-  int64_t v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
-  sqlite3_finalize(s);
-  sqlite3_close(h);
-  return v;
+  return test_db_int(path, sql);
 }
 
-/* The rows of a query, one per line, columns separated by '|'. */
 static char *query_text(const char *name, const char *sql) {
   char path[512];
   in_tmp(path, sizeof path, name);
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *s;
-  cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-  size_t len = 0;
-  char *buf = NULL;
-  FILE *f = open_memstream(&buf, &len);
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    for (int c = 0; c < sqlite3_column_count(s); c++) {
-      const char *t = (const char *)sqlite3_column_text(s, c);
-      fprintf(f, "%s%s", c ? "|" : "", t ? t : "NULL");
-    }
-    fputc('\n', f);
-  }
-  fclose(f);
-  sqlite3_finalize(s);
-  sqlite3_close(h);
-  return buf;
+  return test_db_rows(path, sql);
 }
 
 static int exists(const char *name) {

@@ -2,6 +2,10 @@
  *
  * A good plan gives the values it says; every bad plan in tests/data/plans/ gives exactly the
  * messages listed here, with line and column, all of them at once. */
+#ifndef MAPFARM_SOURCE_DIR /* before testutil.h, which has a fallback */
+#error "MAPFARM_SOURCE_DIR (the repository root) must be defined"
+#endif
+
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
@@ -12,31 +16,12 @@
 #include "hash.h"
 #include "plan.h"
 #include "scengen.h"
-
-#ifndef MAPFARM_SOURCE_DIR
-#error "MAPFARM_SOURCE_DIR (the repository root) must be defined"
-#endif
+#include "testutil.h"
 
 #define PLANS MAPFARM_SOURCE_DIR "/tests/data/plans"
 
 static const char *const map_dirs[] = {PLANS "/maps"};
 static const farm_plan_opts opts = {map_dirs, 1};
-
-/* Formats every diagnostic of errs, one per line, into a fresh string (free it). */
-static char *format_all(const farm_diags *errs) {
-  size_t cap = 1, len = 0;
-  for (int32_t i = 0; i < errs->n; i++) cap += sizeof(errs->items[i].file) + 1100;
-  char *out = malloc(cap);
-  cr_assert_not_null(out);
-  out[0] = '\0';
-  for (int32_t i = 0; i < errs->n; i++) {
-    int w = mapf_diag_format(&errs->items[i], out + len, cap - len);
-    len += (size_t)w;
-    out[len++] = '\n';
-    out[len] = '\0';
-  }
-  return out;
-}
 
 static farm_plan *load_good(const char *file) {
   char path[1024];
@@ -44,7 +29,7 @@ static farm_plan *load_good(const char *file) {
   farm_diags errs = {0, 0, NULL};
   farm_plan *p = NULL;
   int rc = farm_plan_load(path, &opts, &p, &errs);
-  char *all = format_all(&errs);
+  char *all = test_format_diags(&errs);
   cr_assert_eq(rc, MAPF_OK, "%s: rc %d, errors:\n%s", file, rc, all);
   cr_assert_not_null(p);
   free(all);
@@ -58,7 +43,7 @@ static char *parse_text(const char *text, int *rc) {
   farm_diags errs = {0, 0, NULL};
   farm_plan *p = NULL;
   *rc = farm_plan_parse(text, strlen(text), "mem/plan.yaml", &opts, &p, &errs);
-  char *all = errs.n ? format_all(&errs) : NULL;
+  char *all = errs.n ? test_format_diags(&errs) : NULL;
   cr_assert_eq(*rc == MAPF_OK, p != NULL);
   cr_assert_eq(*rc == MAPF_OK, errs.n == 0, "rc %d with %d errors", *rc, (int)errs.n);
   farm_plan_free(p);
@@ -199,7 +184,7 @@ Test(plan, missing_file_is_an_io_error) {
   cr_assert_eq(farm_plan_load(PLANS "/no-such-plan.yaml", &opts, &p, &errs), MAPF_EIO);
   cr_assert_null(p);
   cr_assert_eq(errs.n, 1);
-  char *all = format_all(&errs);
+  char *all = test_format_diags(&errs);
   cr_assert_str_eq(all, PLANS "/no-such-plan.yaml: error: cannot read the plan: No such file or "
                               "directory\n");
   free(all);
@@ -446,7 +431,7 @@ ParameterizedTest(int *which, plan, reports_every_mistake_with_its_place) {
   farm_diags errs = {0, 0, NULL};
   farm_plan *p = NULL;
   int rc = farm_plan_load(path, &opts, &p, &errs);
-  char *got = format_all(&errs);
+  char *got = test_format_diags(&errs);
   cr_expect_str_eq(got, want, "%s: got\n%s\nwant\n%s", bp->file, got, want);
   cr_expect_eq(rc, bp->rc, "%s: rc %d, want %d", bp->file, rc, bp->rc);
   cr_expect_null(p);
@@ -580,7 +565,7 @@ static farm_plan *parse_good(const char *text) {
   farm_diags errs = {0, 0, NULL};
   farm_plan *p = NULL;
   int rc = farm_plan_parse(text, strlen(text), "mem/plan.yaml", &opts, &p, &errs);
-  char *all = format_all(&errs);
+  char *all = test_format_diags(&errs);
   cr_assert_eq(rc, MAPF_OK, "rc %d, errors:\n%s\nplan:\n%s", rc, all, text);
   free(all);
   farm_diags_free(&errs);

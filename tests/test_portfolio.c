@@ -18,20 +18,7 @@
 #error "MAPFARM_BINARY must name the mapfarm executable"
 #endif
 
-static char tmpdir[256];
-
-static void make_tmpdir(void) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/mapfarm-portfolio-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void) {
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd, "chmod -R u+w '%s'; rm -rf '%s'", tmpdir, tmpdir);
-  if (system(cmd) != 0) cr_log_warn("cannot remove %s", tmpdir);
-}
-
+TEST_TMPDIR("portfolio");
 TestSuite(portfolio, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 120);
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -88,28 +75,8 @@ static farm_store *make_db(const char *name, const job *jobs, int32_t n, char *p
   return st;
 }
 
-/* The rows of a query on db, one per line, columns joined by '|' (malloc'd). */
-static char *rows_of(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *s = NULL;
-  cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK, "%s: %s", sql,
-               sqlite3_errmsg(db));
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    for (int c = 0; c < sqlite3_column_count(s); c++) {
-      const unsigned char *v = sqlite3_column_text(s, c);
-      fprintf(f, "%s%s", c ? "|" : "", v ? (const char *)v : "NULL");
-    }
-    fputc('\n', f);
-  }
-  sqlite3_finalize(s);
-  fclose(f);
-  return text;
-}
-
 static void expect_rows(sqlite3 *db, const char *sql, const char *want) {
-  char *got = rows_of(db, sql);
+  char *got = test_query_rows(db, sql);
   cr_expect_str_eq(got, want, "%s", sql);
   free(got);
 }
@@ -146,21 +113,8 @@ static void expect_report(farm_store *st, const char *name, int32_t size, farm_f
   free(text);
 }
 
-/* Runs `mapfarm ARGS` with stdout and stderr captured; returns the exit status. */
-static int mapfarm(char **out, char **err, const char *fmt, ...) {
-  char args[4096], cmd[8192], o[512], e[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(args, sizeof args, fmt, ap);
-  va_end(ap);
-  snprintf(o, sizeof o, "%s/stdout", tmpdir);
-  snprintf(e, sizeof e, "%s/stderr", tmpdir);
-  snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s'", MAPFARM_BINARY, args, o, e);
-  int st = system(cmd);
-  if (out) *out = test_slurp_text(o);
-  if (err) *err = test_slurp_text(e);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+/* `mapfarm ARGS`, run where the test runs, its output captured in tmpdir (testutil.h). */
+#define mapfarm(out, err, ...) test_mapfarm(tmpdir, NULL, out, err, __VA_ARGS__)
 
 /* ---- the rule: best and worst label per instance ------------------------------------------ */
 
@@ -595,22 +549,6 @@ static void make_old(const char *path) {
   sqlite3_close(db);
 }
 
-/* What a plain sqlite3 connection sees in the file. */
-static char *file_rows(const char *path, const char *sql) {
-  sqlite3 *db = NULL;
-  cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  char *rows = rows_of(db, sql);
-  sqlite3_close(db);
-  return rows;
-}
-
-static int64_t file_int(const char *path, const char *sql) {
-  char *rows = file_rows(path, sql);
-  int64_t v = strtoll(rows, NULL, 10);
-  free(rows);
-  return v;
-}
-
 static const char count_new_views[] =
     "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name IN ('portfolio_instances', "
     "'portfolio_worst', 'portfolio_label_means', 'portfolio_perfect', "
@@ -621,24 +559,24 @@ Test(portfolio, an_old_file_gets_the_new_views_when_opened_for_writing) {
   farm_store *st = make_db("old.db", craft_jobs, CRAFT_N, path, sizeof path);
   farm_store_close(st);
   /* A current file is not written to by opening it. */
-  int64_t cookie = file_int(path, "PRAGMA schema_version");
+  int64_t cookie = test_db_int(path, "PRAGMA schema_version");
   cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), 0, "%s", err);
   farm_store_close(st);
-  cr_expect_eq(file_int(path, "PRAGMA schema_version"), cookie);
+  cr_expect_eq(test_db_int(path, "PRAGMA schema_version"), cookie);
 
   make_old(path);
-  cr_assert_eq(file_int(path, count_new_views), 0);
-  cookie = file_int(path, "PRAGMA schema_version");
+  cr_assert_eq(test_db_int(path, count_new_views), 0);
+  cookie = test_db_int(path, "PRAGMA schema_version");
   cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), 0, "%s", err);
   farm_store_close(st);
-  cr_expect_eq(file_int(path, count_new_views), 7);
-  cr_expect_gt(file_int(path, "PRAGMA schema_version"), cookie);
-  cr_expect_eq(file_int(path, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
+  cr_expect_eq(test_db_int(path, count_new_views), 7);
+  cr_expect_gt(test_db_int(path, "PRAGMA schema_version"), cookie);
+  cr_expect_eq(test_db_int(path, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
   /* portfolio_labels is the new one (best_job_key is new), and its companions work. */
-  char *rows = file_rows(path, "SELECT count(best_job_key) FROM portfolio_labels");
+  char *rows = test_db_rows(path, "SELECT count(best_job_key) FROM portfolio_labels");
   cr_expect_str_eq(rows, "5\n");
   free(rows);
-  rows = file_rows(path, "SELECT label FROM portfolio_best_single");
+  rows = test_db_rows(path, "SELECT label FROM portfolio_best_single");
   cr_expect_str_eq(rows, "C\n");
   free(rows);
 }
@@ -663,7 +601,7 @@ Test(portfolio, reports_work_on_a_read_only_old_file) {
   expect_rows(farm_store_db(st), "SELECT label FROM portfolio_best_single", "C\n");
   expect_rows(farm_store_db(st), "SELECT count(best_job_key) FROM portfolio_labels", "5\n");
   farm_store_close(st);
-  cr_expect_eq(file_int(path, count_new_views), 0);
+  cr_expect_eq(test_db_int(path, count_new_views), 0);
 
   /* The command line, too. */
   char *out = NULL, *errs = NULL;

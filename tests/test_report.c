@@ -1,35 +1,18 @@
 /* test_report.c: the paper-style result tables (farm/report.c). */
 #include <criterion/criterion.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "report.h"
+#include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static void make_dir(char *dir, size_t n) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, n, "%s/mapfarm-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  cr_assert_not_null(mkdtemp(dir), "mkdtemp failed");
-}
-
-static void remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    char p[1024];
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    unlink(p);
-  }
-  closedir(d);
-  rmdir(dir);
-}
+/* Each test's database goes in a fresh directory. */
+TEST_TMPDIR("report");
+TestSuite(report, .init = make_tmpdir, .fini = remove_tmpdir);
 
 /* One job of the test database: map, label, agents, and its three reported metrics; a rate
  * below 0 makes an error job. */
@@ -59,33 +42,54 @@ static const row paper_rows[] = {
     {"alpha", "A*-Replan", 10, -1.0, 0.0, 0.0},  {"zeta", "BMAA*", 20, 0.9, 61.0, 35.0},
 };
 
-/* Creates dir/r.db holding rows and returns it opened. */
-static farm_store *make_db(const char *dir, const row *rows, int32_t n) {
+/* A result with status and completion rate, all else zero; a limit is the step limit. */
+static mapf_result result_of(mapf_status status, double rate) {
+  mapf_result res;
+  memset(&res, 0, sizeof res);
+  res.status = status;
+  res.limit = status == MAPF_STATUS_LIMIT ? MAPF_LIMIT_STEPS : MAPF_LIMIT_NONE;
+  res.completion_rate = rate;
+  return res;
+}
+
+/* Stores one job: rec with res as its result and its key made from the printf-style key text;
+ * run is the run id (0: none). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static void put_job(farm_store *st, int64_t run, farm_record rec, mapf_result *res,
+                    const char *key_fmt, ...) {
+  char text[64], key[33], err[512] = "";
+  va_list ap;
+  va_start(ap, key_fmt);
+  vsnprintf(text, sizeof text, key_fmt, ap);
+  va_end(ap);
+  mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), key);
+  rec.job_key = key;
+  rec.res = res;
+  cr_assert_eq(farm_store_put(st, run, &rec, 1, err, sizeof err), 0, "%s", err);
+}
+
+/* Creates tmpdir/r.db holding rows and returns it opened. */
+static farm_store *make_db(const row *rows, int32_t n) {
   char path[512], err[512] = "";
-  snprintf(path, sizeof path, "%s/r.db", dir);
+  snprintf(path, sizeof path, "%s/r.db", tmpdir);
   farm_store *st = NULL;
   cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), 0, "%s", err);
   for (int32_t i = 0; i < n; i++) {
-    char text[32], key[33];
-    snprintf(text, sizeof text, "job %d", (int)i);
-    mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), key);
     mapf_result res;
-    memset(&res, 0, sizeof res);
     if (rows[i].rate < 0) {
-      res.status = MAPF_STATUS_ERROR;
+      res = result_of(MAPF_STATUS_ERROR, 0);
       snprintf(res.message, sizeof res.message, "no room for the agents");
     } else {
-      res.status = rows[i].rate == 1.0 ? MAPF_STATUS_OK : MAPF_STATUS_LIMIT;
-      res.limit = rows[i].rate == 1.0 ? MAPF_LIMIT_NONE : MAPF_LIMIT_STEPS;
-      res.completion_rate = rows[i].rate;
+      res = result_of(rows[i].rate == 1.0 ? MAPF_STATUS_OK : MAPF_STATUS_LIMIT, rows[i].rate);
       res.mean_completion_steps_capped = rows[i].steps;
       res.mean_travel_distance = rows[i].travel;
     }
-    farm_record rec = {.job_key = key, .map = rows[i].map, .generator = "random",
-                       .agents = rows[i].agents, .instance = i, .algorithm = "algo",
-                       .label = rows[i].label, .params = "{}", .plan_index = i,
-                       .res = &res};
-    cr_assert_eq(farm_store_put(st, 0, &rec, 1, err, sizeof err), 0, "%s", err);
+    farm_record rec = {.map = rows[i].map, .generator = "random", .agents = rows[i].agents,
+                       .instance = i, .algorithm = "algo", .label = rows[i].label,
+                       .params = "{}", .plan_index = i};
+    put_job(st, 0, rec, &res, "job %d", (int)i);
   }
   return st;
 }
@@ -112,87 +116,68 @@ static void expect_report(farm_store *st, const char *name, farm_format format,
 
 #define PAPER_N ((int32_t)(sizeof paper_rows / sizeof paper_rows[0]))
 
+/* Checks one report of the database of paper_rows. */
+static void expect_paper_report(const char *name, farm_format format, int32_t max_agents,
+                                const char *want) {
+  farm_store *st = make_db(paper_rows, PAPER_N);
+  expect_report(st, name, format, max_agents, want);
+  farm_store_close(st);
+}
+
 /* ---- the three reports -------------------------------------------------------------------- */
 
 Test(report, completion_rate_as_text) {
-  char dir[256];
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, paper_rows, PAPER_N);
-  expect_report(st, "completion-rate", FARM_FORMAT_TEXT, 0,
-                "Completion rate (%): mean over 5 jobs; 1 error job left out\n"
-                "Map      BMAA*  A*-Replan  Overall\n"
-                "-------  -----  ---------  -------\n"
-                "zeta        95         38       66\n"
-                "alpha       75          -       75\n"
-                "-------  -----  ---------  -------\n"
-                "Overall     88         38       68\n");
-  farm_store_close(st);
-  remove_dir(dir);
+  expect_paper_report("completion-rate", FARM_FORMAT_TEXT, 0,
+                      "Completion rate (%): mean over 5 jobs; 1 error job left out\n"
+                      "Map      BMAA*  A*-Replan  Overall\n"
+                      "-------  -----  ---------  -------\n"
+                      "zeta        95         38       66\n"
+                      "alpha       75          -       75\n"
+                      "-------  -----  ---------  -------\n"
+                      "Overall     88         38       68\n");
 }
 
 Test(report, completion_rate_as_markdown) {
-  char dir[256];
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, paper_rows, PAPER_N);
-  expect_report(st, "completion-rate", FARM_FORMAT_MD, 0,
-                "| Map | BMAA\\* | A\\*-Replan | Overall |\n"
-                "| :--- | ---: | ---: | ---: |\n"
-                "| zeta | 95 | 38 | 66 |\n"
-                "| alpha | 75 | - | 75 |\n"
-                "| Overall | 88 | 38 | 68 |\n");
-  farm_store_close(st);
-  remove_dir(dir);
+  expect_paper_report("completion-rate", FARM_FORMAT_MD, 0,
+                      "| Map | BMAA\\* | A\\*-Replan | Overall |\n"
+                      "| :--- | ---: | ---: | ---: |\n"
+                      "| zeta | 95 | 38 | 66 |\n"
+                      "| alpha | 75 | - | 75 |\n"
+                      "| Overall | 88 | 38 | 68 |\n");
 }
 
 Test(report, completion_rate_as_csv) {
-  char dir[256];
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, paper_rows, PAPER_N);
-  expect_report(st, "completion-rate", FARM_FORMAT_CSV, 0,
-                "Map,BMAA*,A*-Replan,Overall\n"
-                "zeta,95,38,66\n"
-                "alpha,75,,75\n"
-                "Overall,88,38,68\n");
-  farm_store_close(st);
-  remove_dir(dir);
+  expect_paper_report("completion-rate", FARM_FORMAT_CSV, 0,
+                      "Map,BMAA*,A*-Replan,Overall\n"
+                      "zeta,95,38,66\n"
+                      "alpha,75,,75\n"
+                      "Overall,88,38,68\n");
 }
 
 Test(report, completion_time_has_one_decimal_and_rounds_halves_up) {
-  char dir[256];
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, paper_rows, PAPER_N);
-  expect_report(st, "completion-time", FARM_FORMAT_TEXT, 0,
-                "Completion time (steps, unfinished agents count as the limit): mean over 5 "
-                "jobs; 1 error job left out\n"
-                "Map      BMAA*  A*-Replan  Overall\n"
-                "-------  -----  ---------  -------\n"
-                "zeta      50.5      150.0    100.3\n"
-                "alpha     50.3          -     50.3\n"
-                "-------  -----  ---------  -------\n"
-                "Overall   50.4      150.0     90.3\n");
-  farm_store_close(st);
-  remove_dir(dir);
+  expect_paper_report("completion-time", FARM_FORMAT_TEXT, 0,
+                      "Completion time (steps, unfinished agents count as the limit): mean over 5 "
+                      "jobs; 1 error job left out\n"
+                      "Map      BMAA*  A*-Replan  Overall\n"
+                      "-------  -----  ---------  -------\n"
+                      "zeta      50.5      150.0    100.3\n"
+                      "alpha     50.3          -     50.3\n"
+                      "-------  -----  ---------  -------\n"
+                      "Overall   50.4      150.0     90.3\n");
 }
 
 Test(report, travel_distance_as_csv) {
-  char dir[256];
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, paper_rows, PAPER_N);
-  expect_report(st, "travel-distance", FARM_FORMAT_CSV, 0,
-                "Map,BMAA*,A*-Replan,Overall\n"
-                "zeta,33,31,32\n"
-                "alpha,10,,10\n"
-                "Overall,25,31,27\n");
-  farm_store_close(st);
-  remove_dir(dir);
+  expect_paper_report("travel-distance", FARM_FORMAT_CSV, 0,
+                      "Map,BMAA*,A*-Replan,Overall\n"
+                      "zeta,33,31,32\n"
+                      "alpha,10,,10\n"
+                      "Overall,25,31,27\n");
 }
 
 /* Only the jobs with at most 10 agents: zeta BMAA* 100, A*-Replan 50, Overall 75; alpha 75;
  * Overall row BMAA* 87.5 -> 88, A*-Replan 50, corner 2.25 / 3 = 75. */
 Test(report, max_agents_keeps_small_instances_only) {
-  char dir[256];
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, paper_rows, PAPER_N);
+  farm_store *st = make_db(paper_rows, PAPER_N);
   expect_report(st, "completion-rate", FARM_FORMAT_TEXT, 10,
                 "Completion rate (%): mean over 3 jobs with at most 10 agents; 1 error job left "
                 "out\n"
@@ -208,36 +193,18 @@ Test(report, max_agents_keeps_small_instances_only) {
   cr_expect_str_eq(err, "no results in DB with at most 5 agents (the smallest instance has 10)");
   free(text);
   farm_store_close(st);
-  remove_dir(dir);
 }
 
 /* ---- other rows and columns, filters ------------------------------------------------------ */
-
-/* Stores one job: rec with its key made from key_text and res as its result; run is the run
- * id (0: none). */
-static void put_job(farm_store *st, int64_t run, const char *key_text, farm_record rec,
-                    mapf_result *res) {
-  char key[33], err[512] = "";
-  mapf_hash128_hex(mapf_hash128_of(key_text, strlen(key_text)), key);
-  rec.job_key = key;
-  rec.res = res;
-  cr_assert_eq(farm_store_put(st, run, &rec, 1, err, sizeof err), 0, "%s", err);
-}
 
 /* One BMAA* job with parameters, for the parameter-study tables (seed 001's preliminary sweep:
  * completion rate over expansions x vision). */
 static void put_param_job(farm_store *st, int32_t i, int32_t agents, const char *params,
                           double rate) {
-  char text[32];
-  snprintf(text, sizeof text, "param job %d", (int)i);
-  mapf_result res;
-  memset(&res, 0, sizeof res);
-  res.status = MAPF_STATUS_LIMIT;
-  res.limit = MAPF_LIMIT_STEPS;
-  res.completion_rate = rate;
+  mapf_result res = result_of(MAPF_STATUS_LIMIT, rate);
   farm_record rec = {.map = "m", .generator = "random", .agents = agents, .instance = i,
                      .algorithm = "bmaa", .label = "BMAA*", .params = params, .plan_index = i};
-  put_job(st, 0, text, rec, &res);
+  put_job(st, 0, rec, &res, "param job %d", (int)i);
 }
 
 static void expect_dims(farm_store *st, const char *rows, const char *cols, const char *where,
@@ -260,9 +227,7 @@ static void expect_dims(farm_store *st, const char *rows, const char *cols, cons
  *   0.9, 3 -> 1.0; Overall row: expansions 1 -> 1.2 / 3 = 40, 32 -> 95; column: 1.5 -> 1.5 /
  *   3 = 50, 3 -> 80; corner 3.1 / 5 = 62. */
 Test(report, rows_and_columns_by_parameter_and_agents) {
-  char dir[256];
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, paper_rows, 0);
+  farm_store *st = make_db(paper_rows, 0);
   put_param_job(st, 0, 400, "{\"expansions\":1,\"push\":false,\"vision\":1.5}", 0.2);
   put_param_job(st, 1, 100, "{\"expansions\":1,\"push\":true,\"vision\":1.5}", 0.4);
   put_param_job(st, 2, 400, "{\"expansions\":1,\"push\":false,\"vision\":3}", 0.6);
@@ -303,7 +268,6 @@ Test(report, rows_and_columns_by_parameter_and_agents) {
   cr_expect_str_eq(text, "");
   free(text);
   farm_store_close(st);
-  remove_dir(dir);
 }
 
 /* ---- names, quoting, errors ---------------------------------------------------------------- */
@@ -313,9 +277,7 @@ Test(report, csv_quotes_and_markdown_escapes_names) {
       {"maze, large", "FAR \"k=2\"", 4, 0.5, 10.0, 3.0},
       {"a|b", "WHCA*_w", 4, 1.0, 20.0, 5.0},
   };
-  char dir[256];
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, rows, 2);
+  farm_store *st = make_db(rows, 2);
   expect_report(st, "completion-rate", FARM_FORMAT_CSV, 0,
                 "Map,\"FAR \"\"k=2\"\"\",WHCA*_w,Overall\n"
                 "\"maze, large\",50,,50\n"
@@ -328,13 +290,10 @@ Test(report, csv_quotes_and_markdown_escapes_names) {
                 "| a\\|b | - | 100 | 100 |\n"
                 "| Overall | 50 | 100 | 75 |\n");
   farm_store_close(st);
-  remove_dir(dir);
 }
 
 Test(report, empty_database_says_so) {
-  char dir[256];
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, paper_rows, 0);
+  farm_store *st = make_db(paper_rows, 0);
   char *text = NULL, err[512] = "";
   cr_expect_eq(report_str(st, "travel-distance", FARM_FORMAT_TEXT, 0, &text, err, sizeof err),
                -1);
@@ -342,13 +301,10 @@ Test(report, empty_database_says_so) {
   cr_expect_str_eq(text, "");
   free(text);
   farm_store_close(st);
-  remove_dir(dir);
 }
 
 Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
-  char dir[256];
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, paper_rows, PAPER_N);
+  farm_store *st = make_db(paper_rows, PAPER_N);
   char *text = NULL, err[512] = "";
   cr_expect_eq(report_str(st, "completion-rat", FARM_FORMAT_TEXT, 0, &text, err, sizeof err),
                -1);
@@ -367,7 +323,6 @@ Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
                         "suboptimality, portfolio, problem-types");
   free(text);
   farm_store_close(st);
-  remove_dir(dir);
 }
 
 Test(report, names_list_is_null_terminated) {
@@ -383,9 +338,8 @@ Test(report, names_list_is_null_terminated) {
  * columns at the end even though its plan positions are smaller, and a later run of the first
  * plan (a resumed run, another shard) ranks with that plan. */
 Test(report, a_later_plans_labels_come_after_the_first_plans) {
-  char dir[256], err[512] = "";
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, paper_rows, 0);
+  char err[512] = "";
+  farm_store *st = make_db(paper_rows, 0);
   const char *hashes[] = {"aaaa", "bbbb", "aaaa"}; /* runs 1, 2, 3: plan A, plan B, plan A */
   for (int i = 0; i < 3; i++) {
     farm_run_info info = {"p", "p.yaml", "", hashes[i], 1, "1/1", 3, 3};
@@ -400,17 +354,11 @@ Test(report, a_later_plans_labels_come_after_the_first_plans) {
     double rate;
   } jobs[] = {{2, 0, "WHCA*", 1.0}, {3, 1, "FAR", 0.25}, {1, 7, "BMAA*", 0.5}};
   for (int32_t i = 0; i < 3; i++) {
-    char text[32];
-    snprintf(text, sizeof text, "run job %d", (int)i);
-    mapf_result res;
-    memset(&res, 0, sizeof res);
-    res.status = MAPF_STATUS_LIMIT;
-    res.limit = MAPF_LIMIT_STEPS;
-    res.completion_rate = jobs[i].rate;
+    mapf_result res = result_of(MAPF_STATUS_LIMIT, jobs[i].rate);
     farm_record rec = {.map = "m", .generator = "random", .agents = 10, .instance = 0,
                        .algorithm = "a", .label = jobs[i].label, .params = "{}",
                        .plan_index = jobs[i].index};
-    put_job(st, jobs[i].run, text, rec, &res);
+    put_job(st, jobs[i].run, rec, &res, "run job %d", (int)i);
   }
   /* Plan A (runs 1 and 3): FAR at position 1, BMAA* at 7; then plan B's WHCA*. */
   expect_report(st, "completion-rate", FARM_FORMAT_CSV, 0,
@@ -418,27 +366,19 @@ Test(report, a_later_plans_labels_come_after_the_first_plans) {
                 "m,25,50,100,58\n"
                 "Overall,25,50,100,58\n");
   farm_store_close(st);
-  remove_dir(dir);
 }
 
 /* completion-seconds: Table II's own unit, three decimals (runs here take milliseconds). */
 Test(report, completion_seconds_has_three_decimals) {
-  char dir[256];
-  make_dir(dir, sizeof dir);
-  farm_store *st = make_db(dir, paper_rows, 0);
+  farm_store *st = make_db(paper_rows, 0);
   const double secs[] = {0.0625, 0.125, 2.0};
   for (int32_t i = 0; i < 3; i++) {
-    char text[32];
-    snprintf(text, sizeof text, "seconds job %d", (int)i);
-    mapf_result res;
-    memset(&res, 0, sizeof res);
-    res.status = MAPF_STATUS_OK;
-    res.completion_rate = 1.0;
+    mapf_result res = result_of(MAPF_STATUS_OK, 1.0);
     res.mean_completion_seconds_capped = secs[i];
     farm_record rec = {.map = "m", .generator = "random", .agents = 10, .instance = i,
                        .algorithm = "a", .label = i < 2 ? "A" : "B", .params = "{}",
                        .plan_index = i};
-    put_job(st, 0, text, rec, &res);
+    put_job(st, 0, rec, &res, "seconds job %d", (int)i);
   }
   /* A: (0.0625 + 0.125) / 2 = 0.09375 -> 0.094; Overall 2.1875 / 3 = 0.729. */
   expect_report(st, "completion-seconds", FARM_FORMAT_CSV, 0,
@@ -446,5 +386,4 @@ Test(report, completion_seconds_has_three_decimals) {
                 "m,0.094,2.000,0.729\n"
                 "Overall,0.094,2.000,0.729\n");
   farm_store_close(st);
-  remove_dir(dir);
 }

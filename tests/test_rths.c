@@ -17,15 +17,9 @@
 
 #define EPS 1e-9
 
-static const mapf_algo_def *rths_def(void) {
-  const mapf_algo_def *def = mapf_algo_find("rths");
-  cr_assert_not_null(def);
-  return def;
-}
-
 /* Parameters from "name=value,name=value" (through the registry's parser), the rest default. */
 static mapf_params params_of(const char *spec) {
-  const mapf_algo_def *def = rths_def();
+  const mapf_algo_def *def = test_algo("rths");
   mapf_params p;
   mapf_params_default(def, &p);
   char buf[256];
@@ -64,10 +58,7 @@ static void on_step(void *ud, int64_t t, const int32_t *pos, int32_t n) {
  * trajectory's fingerprint. */
 static uint64_t run(mapf_workspace *ws, const mapf_grid *g, const mapf_instance *inst,
                     const char *spec, int64_t steps, mapf_execution exec, mapf_result *res) {
-  mapf_run_config cfg = {0};
-  cfg.grid = g;
-  cfg.inst = inst;
-  cfg.algo = rths_def();
+  mapf_run_config cfg = test_run_config(g, inst, "rths");
   cfg.params = params_of(spec);
   cfg.limits.steps = steps;
   cfg.execution = exec;
@@ -76,16 +67,10 @@ static uint64_t run(mapf_workspace *ws, const mapf_grid *g, const mapf_instance 
   cfg.ud = &x;
   mapf_diag d = {0};
   cr_assert_eq(mapf_run(ws, &cfg, res, &d), MAPF_OK, "%s", d.msg);
-  cr_assert_eq(x.w.violations, 0, "[%s] %lld illegal moves, shared cells or swaps", spec,
-               (long long)x.w.violations);
-  cr_assert_eq(x.w.steps, res->steps);
-  for (int32_t a = 0; a < res->agents; a++) {
-    const mapf_agent_result *ar = &res->agent[a];
-    cr_assert_eq(ar->final, x.w.prev[a]);
-    cr_assert_eq(ar->reached, ar->final == inst->goal[a]);
-    if (ar->reached)
-      cr_assert_geq(ar->travel_distance + EPS, mapf_octile(g, inst->start[a], inst->goal[a]));
-  }
+  char label[300];
+  snprintf(label, sizeof label, "[%s]", spec);
+  test_check_steps(&x.w, res, label);
+  test_check_arrivals(g, inst, res);
   test_step_checker_free(&x.w);
   return x.fp;
 }
@@ -195,13 +180,10 @@ typedef struct problems {
 
 /* dao/lak307d.map and its single-agent scenario file (216 problems). */
 static problems load_lak307d(const char *maps) {
-  char map[4400], scen[4400];
-  snprintf(map, sizeof map, "%s/dao/lak307d.map", maps);
+  char scen[4400];
   snprintf(scen, sizeof scen, "%s/scen/dao/lak307d.map.scen", maps);
-  problems p = {NULL, NULL};
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_grid_load(map, &p.g, &d), MAPF_OK, "%s", d.msg);
-  cr_assert_eq(mapf_scen_load(scen, p.g, 0, &p.s, &d), MAPF_OK, "%s", d.msg);
+  problems p = {test_load_movingai(maps, "dao/lak307d.map"), NULL};
+  p.s = test_load_scen(scen, p.g, 0);
   cr_assert_eq(p.s->n, 216);
   return p;
 }
@@ -394,29 +376,11 @@ Test(rths, runs_are_deterministic, .timeout = 120) {
 
 /* ---- hand-made and generated maps ---------------------------------------------------------- */
 
-static mapf_grid *grid_from_rows(const char *const *rows, int h) {
-  int w = (int)strlen(rows[0]);
-  mapf_grid *g = mapf_grid_new(w, h, "test");
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) g->passable[y * w + x] = rows[y][x] == '.';
-  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
-  return g;
-}
-
-static mapf_instance *one_agent(const mapf_grid *g, int sx, int sy, int gx, int gy) {
-  mapf_instance *inst = mapf_instance_new(1);
-  inst->start[0] = mapf_grid_id(g, sx, sy);
-  inst->goal[0] = mapf_grid_id(g, gx, gy);
-  return inst;
-}
-
 /* On an open map the octile distance is the true distance, so every configuration moves along
  * an optimal path: line 10 picks by c + h, unweighted, and learning only raises cells behind
  * the agent. A weight in line 10 (wc = 10 would prefer straight moves) would fail this. */
 Test(rths, paths_on_an_open_map_are_optimal_for_every_configuration) {
-  mapf_grid *g = mapf_grid_new(24, 17, "open");
-  memset(g->passable, 1, (size_t)g->ncells);
-  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
+  mapf_grid *g = test_open_grid(24, 17, "open");
   mapf_workspace *ws = mapf_workspace_new();
   mapf_rng r;
   mapf_rng_seed(&r, 11);
@@ -455,10 +419,10 @@ Test(rths, expendable_pruning_never_cuts_the_way_to_the_goal) {
       ".@@@@@@@@@.",
       "...........",
   };
-  mapf_grid *g = grid_from_rows(rows, 7);
+  mapf_grid *g = test_grid_from_rows(rows, 7);
   mapf_workspace *ws = mapf_workspace_new();
   /* From inside the pocket to below it: out through the gap at the top, around the wall. */
-  mapf_instance *inst = one_agent(g, 5, 4, 5, 6);
+  mapf_instance *inst = test_instance_of(g, 1, (const int[]){5, 4, 5, 6});
   mapf_result plain, pruned;
   run(ws, g, inst, "", 10000, MAPF_EXEC_CHAINS, &plain);
   cr_assert_eq(plain.status, MAPF_STATUS_OK);
@@ -489,15 +453,8 @@ Test(rths, expendable_pruning_never_cuts_the_way_to_the_goal) {
 Test(rths, every_configuration_arrives_in_mazes, .timeout = 300) {
   mapf_workspace *ws = mapf_workspace_new();
   for (uint64_t seed = 1; seed <= 3; seed++) {
-    mapf_mapgen_params mp;
-    mapf_mapgen_defaults(&mp, MAPF_MAPGEN_MAZE);
-    mp.width = mp.height = 41;
-    mp.seed = seed;
-    mapf_grid *g = NULL;
-    mapf_diag d = {0};
-    cr_assert_eq(mapf_mapgen(&mp, &g, &d), MAPF_OK, "%s", d.msg);
-    mapf_instance *all = NULL;
-    cr_assert_eq(mapf_scengen_random(g, 30, seed, &all, &d), MAPF_OK, "%s", d.msg);
+    mapf_grid *g = test_mapgen(MAPF_MAPGEN_MAZE, 41, 41, 0.2, 1, seed);
+    mapf_instance *all = test_random_instance(g, 30, seed);
     for (int32_t a = 0; a < all->n; a++) {
       mapf_instance *inst = mapf_instance_new(1);
       inst->start[0] = all->start[a];
@@ -520,8 +477,8 @@ Test(rths, every_configuration_arrives_in_mazes, .timeout = 300) {
 /* The step cap ends a run that has not arrived: a limit, not an error. */
 Test(rths, the_step_limit_ends_a_long_run) {
   const char *rows[] = {".........."};
-  mapf_grid *g = grid_from_rows(rows, 1);
-  mapf_instance *inst = one_agent(g, 0, 0, 9, 0);
+  mapf_grid *g = test_grid_from_rows(rows, 1);
+  mapf_instance *inst = test_instance_of(g, 1, (const int[]){0, 0, 9, 0});
   mapf_workspace *ws = mapf_workspace_new();
   mapf_result res;
   run(ws, g, inst, "", 4, MAPF_EXEC_CHAINS, &res);
@@ -542,16 +499,8 @@ Test(rths, the_step_limit_ends_a_long_run) {
  * with a MAPF algorithm (about 0.4 here): two agents that want each other's cells, or one that
  * wants a cell where another has arrived, wait for ever (README, rths). */
 Test(rths, many_agents_move_legally_and_deterministically, .timeout = 300) {
-  mapf_mapgen_params mp;
-  mapf_mapgen_defaults(&mp, MAPF_MAPGEN_RANDOM);
-  mp.width = mp.height = 48;
-  mp.density = 0.15;
-  mp.seed = 4;
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_mapgen(&mp, &g, &d), MAPF_OK, "%s", d.msg);
-  mapf_instance *inst = NULL;
-  cr_assert_eq(mapf_scengen_random(g, 80, 9, &inst, &d), MAPF_OK, "%s", d.msg);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 48, 48, 0.15, 1, 4);
+  mapf_instance *inst = test_random_instance(g, 80, 9);
   mapf_workspace *ws = mapf_workspace_new();
   for (size_t c = 0; c < sizeof space / sizeof space[0]; c++) {
     for (int e = 0; e < 2; e++) {
@@ -560,8 +509,7 @@ Test(rths, many_agents_move_legally_and_deterministically, .timeout = 300) {
       uint64_t fa = run(ws, g, inst, space[c], 2000, exec, &a);
       uint64_t fb = run(ws, g, inst, space[c], 2000, exec, &b);
       cr_assert_eq(fa, fb, "[%s] two runs differ", space[c]);
-      cr_assert_eq(a.expansions, b.expansions);
-      cr_assert_eq(a.failed_moves, b.failed_moves);
+      test_assert_same_run(&a, &b, space[c]);
       cr_assert_gt(a.completion_rate, 0.25, "[%s] completion %.2f", space[c], a.completion_rate);
       cr_assert_eq(a.pushes, 0, "rths never pushes");
       mapf_result_clear(&a);

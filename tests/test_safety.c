@@ -20,11 +20,7 @@ static void make_tmpdir(void) {
   chmod(tmpdir, 0755);
 }
 
-static void remove_tmpdir(void) {
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd, "chmod -R u+w '%s'; rm -rf '%s'", tmpdir, tmpdir);
-  if (system(cmd) != 0) cr_log_warn("cannot remove %s", tmpdir);
-}
+static void remove_tmpdir(void) { test_remove_dir(tmpdir); }
 
 TestSuite(safety, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
 
@@ -40,21 +36,6 @@ static int sh(char **err, const char *fmt, ...) {
   int st = system(cmd);
   if (err) *err = test_slurp(e, NULL);
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static int64_t count_rows(const char *db, const char *sql) {
-  sqlite3 *h;
-  int64_t v = -1;
-  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-    sqlite3_busy_timeout(h, 5000);
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) == SQLITE_OK) {
-      if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
-      sqlite3_finalize(s);
-    }
-  }
-  sqlite3_close(h);
-  return v;
 }
 
 static int integrity_ok(const char *db) {
@@ -86,18 +67,19 @@ Test(safety, a_full_disk_fails_the_run_and_keeps_what_was_stored) {
   snprintf(db, sizeof db, "%s/full.db", tmpdir);
   cr_assert_eq(sh(&err, "\"$M\" run '%s' --db '%s'", small, db), 0, "%s", err);
   free(err);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM results"), 40);
+  cr_assert_eq(test_db_try_int(db, "SELECT count(*) FROM results"), 40);
   int rc = sh(&err, "ulimit -f 1200; trap '' XFSZ; exec \"$M\" run '%s' --db '%s' --threads 2",
               slow, db);
   cr_assert_neq(rc, 0, "a run that cannot write must fail");
   cr_assert(strstr(err, "error") != NULL, "no message: %s", err);
   free(err);
   cr_assert(integrity_ok(db), "the database is damaged");
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM results WHERE map NOT LIKE 'random-128x128%'"),
-               40, "rows of the earlier run were lost");
+  cr_assert_eq(
+      test_db_try_int(db, "SELECT count(*) FROM results WHERE map NOT LIKE 'random-128x128%'"),
+      40, "rows of the earlier run were lost");
   cr_assert_eq(sh(&err, "\"$M\" run '%s' --db '%s' --threads 2", slow, db), 0, "%s", err);
   free(err);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM results"), 340);
+  cr_assert_eq(test_db_try_int(db, "SELECT count(*) FROM results"), 340);
   cr_assert(integrity_ok(db));
 }
 
@@ -154,7 +136,7 @@ static void stop_with(int sig) {
     execl(MAPFARM_BINARY, "mapfarm", "run", slow, "--db", db, "--threads", "2", (char *)NULL);
     _exit(127);
   }
-  for (int i = 0; i < 600 && count_rows(db, "SELECT count(*) FROM results") < 10; i++)
+  for (int i = 0; i < 600 && test_db_try_int(db, "SELECT count(*) FROM results") < 10; i++)
     nanosleep(&(struct timespec){0, 20000000}, NULL);
   kill(pid, sig);
   int st;
@@ -164,14 +146,14 @@ static void stop_with(int sig) {
   char *err = test_slurp(errf, NULL);
   cr_assert(strstr(err, "Run the same command again") != NULL, "%s", err);
   free(err);
-  int64_t stored = count_rows(db, "SELECT count(*) FROM results");
+  int64_t stored = test_db_try_int(db, "SELECT count(*) FROM results");
   cr_assert_gt(stored, 0);
   cr_assert_lt(stored, 300);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), 1);
-  cr_assert_eq(count_rows(db, "SELECT n_ok + n_limit + n_error FROM runs"), stored);
+  cr_assert_eq(test_db_try_int(db, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), 1);
+  cr_assert_eq(test_db_try_int(db, "SELECT n_ok + n_limit + n_error FROM runs"), stored);
   cr_assert_eq(sh(&err, "\"$M\" run '%s' --db '%s' --threads 2", slow, db), 0, "%s", err);
   free(err);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM results"), 300);
+  cr_assert_eq(test_db_try_int(db, "SELECT count(*) FROM results"), 300);
 }
 
 Test(safety, sigint_stops_cleanly_and_the_rerun_finishes) { stop_with(SIGINT); }

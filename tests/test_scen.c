@@ -1,61 +1,31 @@
 /* test_scen.c: the .scen reader (movingai.c), instances, the `random` scenario generator and the
  * .scen writer (scen.c), on fixtures (tests/data/scen, tests/data/maps), generated maps and the
  * MovingAI sets (../shared/movingai). */
+#ifndef MAPFARM_SOURCE_DIR /* before testutil.h, which has a fallback */
+#error "MAPFARM_SOURCE_DIR must name the repository root"
+#endif
+
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "grid.h"
 #include "mapgen.h"
 #include "rng.h"
 #include "scen.h"
-
-#ifndef MAPFARM_SOURCE_DIR
-#error "MAPFARM_SOURCE_DIR must name the repository root"
-#endif
+#include "testutil.h"
 
 #define MAPS MAPFARM_SOURCE_DIR "/tests/data/maps/"
 #define SCENS MAPFARM_SOURCE_DIR "/tests/data/scen/"
-
-static mapf_grid *load_map(const char *path) {
-  mapf_grid *g = NULL;
-  mapf_diag d;
-  memset(&d, 0, sizeof d);
-  int rc = mapf_grid_load(path, &g, &d);
-  char msg[1200];
-  mapf_diag_format(&d, msg, sizeof msg);
-  cr_assert_eq(rc, MAPF_OK, "%s", msg);
-  return g;
-}
-
-static mapf_grid *parse_map(const char *text, const char *name) {
-  mapf_grid *g = NULL;
-  mapf_diag d;
-  int rc = mapf_grid_parse(text, strlen(text), name, &g, &d);
-  cr_assert_eq(rc, MAPF_OK, "%s", d.msg);
-  return g;
-}
-
-static mapf_scen *load_scen(const char *path, const mapf_grid *g, unsigned flags) {
-  mapf_scen *s = NULL;
-  mapf_diag d;
-  memset(&d, 0, sizeof d);
-  int rc = mapf_scen_load(path, g, flags, &s, &d);
-  char msg[1200];
-  mapf_diag_format(&d, msg, sizeof msg);
-  cr_assert_eq(rc, MAPF_OK, "%s", msg);
-  return s;
-}
 
 /* Loads tests/data/scen/NAME against tests/data/maps/tiny.map; it must fail with MAPF_EPARSE
  * and exactly "PATH:LINE:COL: error: MSG". */
 static void expect_scen_error(const char *name, unsigned flags, int line, int col,
                               const char *msg) {
-  mapf_grid *g = load_map(MAPS "tiny.map");
+  mapf_grid *g = test_load_grid(MAPS "tiny.map");
   char path[1024], want[2048], got[2048];
   snprintf(path, sizeof path, "%s%s", SCENS, name);
   mapf_scen *s = NULL;
@@ -75,8 +45,8 @@ static void format_diag(const mapf_diag *d, char *buf, size_t n) { mapf_diag_for
 /* ---- reader ------------------------------------------------------------------------- */
 
 Test(scen, reads_tab_separated_version_1) {
-  mapf_grid *g = load_map(MAPS "tiny.map");
-  mapf_scen *s = load_scen(SCENS "tiny.map.scen", g, 0);
+  mapf_grid *g = test_load_grid(MAPS "tiny.map");
+  mapf_scen *s = test_load_scen(SCENS "tiny.map.scen", g, 0);
   cr_assert_eq(s->n, 5);
   cr_assert_str_eq(s->map, "tiny.map");
   cr_assert_eq(s->skipped, 0);
@@ -98,8 +68,8 @@ Test(scen, reads_tab_separated_version_1) {
 }
 
 Test(scen, reads_space_separated_version_1_0_with_crlf_and_blank_lines) {
-  mapf_grid *g = load_map(MAPS "tiny.map");
-  mapf_scen *s = load_scen(SCENS "v10_spaces.scen", g, 0);
+  mapf_grid *g = test_load_grid(MAPS "tiny.map");
+  mapf_scen *s = test_load_scen(SCENS "v10_spaces.scen", g, 0);
   cr_assert_eq(s->n, 3);
   cr_assert_str_eq(s->map, "maps/tiny.map");
   cr_assert_eq(s->entries[0].decimals, 2);
@@ -114,14 +84,14 @@ Test(scen, reads_space_separated_version_1_0_with_crlf_and_blank_lines) {
 }
 
 Test(scen, checks_no_cells_without_a_grid) {
-  mapf_scen *s = load_scen(SCENS "blocked_start.scen", NULL, 0);
+  mapf_scen *s = test_load_scen(SCENS "blocked_start.scen", NULL, 0);
   cr_assert_eq(s->n, 2);
   mapf_scen_free(s);
 }
 
 Test(scen, parses_optimal_length_exactly) {
-  mapf_grid *g = load_map(MAPS "tiny.map");
-  mapf_scen *s = load_scen(SCENS "tiny.map.scen", g, 0);
+  mapf_grid *g = test_load_grid(MAPS "tiny.map");
+  mapf_scen *s = test_load_scen(SCENS "tiny.map.scen", g, 0);
   /* Correctly rounded, as strtod would give. */
   cr_assert(s->entries[0].optimal == 9.41421356);
   cr_assert(s->entries[4].optimal == 2.41421356);
@@ -185,8 +155,8 @@ Test(scen, reports_missing_file_as_io_error) {
 }
 
 Test(scen, skips_invalid_lines_when_asked_and_keeps_the_first_reason) {
-  mapf_grid *g = load_map(MAPS "tiny.map");
-  mapf_scen *s = load_scen(SCENS "mixed_invalid.scen", g, MAPF_SCEN_SKIP_INVALID);
+  mapf_grid *g = test_load_grid(MAPS "tiny.map");
+  mapf_scen *s = test_load_scen(SCENS "mixed_invalid.scen", g, MAPF_SCEN_SKIP_INVALID);
   cr_assert_eq(s->n, 3);
   cr_assert_eq(s->skipped, 2);
   cr_assert_eq(s->entries[0].line, 2);
@@ -208,7 +178,7 @@ Test(scen, fails_on_the_first_invalid_line_without_the_skip_flag) {
 Test(scen, never_crashes_on_mutated_input) {
   /* Random byte edits, cuts and insertions of a valid scenario, read against tiny.map: every
    * result is a scenario or a parse error with a location (ASan/UBSan catch the rest). */
-  mapf_grid *g = load_map(MAPS "tiny.map");
+  mapf_grid *g = test_load_grid(MAPS "tiny.map");
   const char *base = "version 1\n0\ttiny.map\t8\t4\t0\t0\t7\t3\t9.41421356\n"
                      "1 tiny.map 8 4 7 0 0 3 8.24264069\n";
   size_t blen = strlen(base);
@@ -221,27 +191,7 @@ Test(scen, never_crashes_on_mutated_input) {
   mapf_rng_seed(&r, 99);
   char buf[256];
   for (int it = 0; it < 1500; it++) {
-    memcpy(buf, base, blen);
-    size_t len = blen;
-    int edits = 1 + (int)mapf_rng_below(&r, 3);
-    for (int e = 0; e < edits; e++) {
-      size_t pos = len ? (size_t)mapf_rng_below(&r, len) : 0;
-      char ch = alphabet[mapf_rng_below(&r, sizeof alphabet - 1)];
-      switch (mapf_rng_below(&r, 3)) {
-      case 0:
-        if (len) buf[pos] = ch;
-        break;
-      case 1:
-        len = pos;
-        break;
-      default:
-        if (len + 1 < sizeof buf) {
-          memmove(buf + pos + 1, buf + pos, len - pos);
-          buf[pos] = ch;
-          len++;
-        }
-      }
-    }
+    size_t len = test_mutate(&r, base, blen, 3, alphabet, sizeof alphabet - 1, buf, sizeof buf);
     FILE *f = fopen(path, "wb");
     cr_assert_not_null(f);
     fwrite(buf, 1, len, f);
@@ -271,8 +221,8 @@ Test(scen, never_crashes_on_mutated_input) {
 /* ---- instances from scenarios --------------------------------------------------------- */
 
 Test(scen, builds_instance_from_the_first_n_entries) {
-  mapf_grid *g = load_map(MAPS "tiny.map");
-  mapf_scen *s = load_scen(SCENS "tiny.map.scen", g, 0);
+  mapf_grid *g = test_load_grid(MAPS "tiny.map");
+  mapf_scen *s = test_load_scen(SCENS "tiny.map.scen", g, 0);
   mapf_instance *inst = NULL;
   mapf_diag d;
   cr_assert_eq(mapf_instance_from_scen(s, g, 1, 3, &inst, &d), MAPF_OK, "%s", d.msg);
@@ -293,9 +243,9 @@ static void expect_instance_error(const char *map, const char *name, int32_t fir
                                   int line, const char *msg) {
   char path[1024];
   snprintf(path, sizeof path, "%s%s", MAPS, map);
-  mapf_grid *g = load_map(path);
+  mapf_grid *g = test_load_grid(path);
   snprintf(path, sizeof path, "%s%s", SCENS, name);
-  mapf_scen *s = load_scen(path, NULL, 0);
+  mapf_scen *s = test_load_scen(path, NULL, 0);
   mapf_instance *inst = NULL;
   mapf_diag d;
   memset(&d, 0, sizeof d);
@@ -343,7 +293,8 @@ Test(scen, instance_rejects_more_agents_than_entries) {
 }
 
 Test(scen, check_names_the_first_bad_agent) {
-  mapf_grid *g = parse_map("type octile\nheight 3\nwidth 5\nmap\n..@..\n..@..\n..@..\n", "t.map");
+  mapf_grid *g =
+      test_parse_grid("type octile\nheight 3\nwidth 5\nmap\n..@..\n..@..\n..@..\n", "t.map");
   mapf_instance *inst = mapf_instance_new(3);
   mapf_diag d;
   inst->start[0] = 0, inst->goal[0] = 1;
@@ -383,12 +334,31 @@ static void check_generated(const mapf_instance *inst, const mapf_grid *g, int32
   }
 }
 
+/* The passable cells in components of two or more, counted here from the components. */
+static int32_t usable_cells(const mapf_grid *g) {
+  int32_t usable = 0;
+  for (int32_t c = 0; c < g->ncomponents; c++)
+    if (g->component_size[c] >= 2) usable += g->component_size[c];
+  return usable;
+}
+
+/* For seeds 0 .. nseeds-1: n agents on g, checked by check_generated; no start may be on cell
+ * `never` (-1: no such cell). */
+static void check_seeds(const mapf_grid *g, int32_t n, uint64_t nseeds, int32_t never) {
+  for (uint64_t seed = 0; seed < nseeds; seed++) {
+    mapf_instance *inst = test_random_instance(g, n, seed);
+    check_generated(inst, g, n);
+    for (int32_t i = 0; i < n; i++)
+      cr_assert_neq(inst->start[i], never, "seed %llu: a start on cell %d",
+                    (unsigned long long)seed, (int)never);
+    mapf_instance_free(inst);
+  }
+}
+
 /* Generates for seeds 0..nseeds-1 and several agent counts up to the usable cells; checks the
  * rules and that a seed gives the same instance twice. */
 static void check_many(const mapf_grid *g, int nseeds) {
-  int64_t usable = 0;
-  for (int32_t c = 0; c < g->ncomponents; c++)
-    if (g->component_size[c] >= 2) usable += g->component_size[c];
+  int64_t usable = usable_cells(g);
   int32_t counts[] = {1, 2, 10, 100, 1000, (int32_t)usable / 2, (int32_t)usable};
   for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
     int32_t n = counts[k];
@@ -413,15 +383,8 @@ Test(scengen, keeps_every_rule_on_generated_maps, .timeout = 300) {
   mapf_mapgen_kind kinds[] = {MAPF_MAPGEN_RANDOM, MAPF_MAPGEN_ROOMS, MAPF_MAPGEN_MAZE};
   for (int k = 0; k < 3; k++) {
     for (uint64_t mseed = 0; mseed < 4; mseed++) {
-      mapf_mapgen_params p;
-      mapf_mapgen_defaults(&p, kinds[k]);
-      p.width = 24 + (int32_t)mseed * 7;
-      p.height = 17 + (int32_t)mseed * 5;
-      p.density = 0.35;
-      p.seed = mseed;
-      mapf_grid *g = NULL;
-      mapf_diag d;
-      cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
+      mapf_grid *g = test_mapgen(kinds[k], 24 + (int32_t)mseed * 7, 17 + (int32_t)mseed * 5,
+                                 0.35, 1, mseed);
       check_many(g, 40);
       mapf_grid_free(g);
     }
@@ -429,11 +392,8 @@ Test(scengen, keeps_every_rule_on_generated_maps, .timeout = 300) {
 }
 
 Test(scengen, different_seeds_give_different_instances) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, MAPF_MAPGEN_RANDOM);
-  mapf_grid *g = NULL;
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 32, 32, 0.2, 1, 0); /* mapgen's defaults */
   mapf_diag d;
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK);
   mapf_instance *a = NULL, *b = NULL;
   cr_assert_eq(mapf_scengen_random(g, 20, 1, &a, &d), MAPF_OK);
   cr_assert_eq(mapf_scengen_random(g, 20, 2, &b, &d), MAPF_OK);
@@ -444,28 +404,15 @@ Test(scengen, different_seeds_give_different_instances) {
 }
 
 Test(scengen, fills_every_cell_of_an_open_map_with_a_derangement) {
-  mapf_grid *g = parse_map("type octile\nheight 4\nwidth 4\nmap\n....\n....\n....\n....\n", "o.map");
-  for (uint64_t seed = 0; seed < 2000; seed++) {
-    mapf_instance *inst = NULL;
-    mapf_diag d;
-    cr_assert_eq(mapf_scengen_random(g, 16, seed, &inst, &d), MAPF_OK, "%s", d.msg);
-    check_generated(inst, g, 16);
-    mapf_instance_free(inst);
-  }
+  mapf_grid *g = test_parse_grid("type octile\nheight 4\nwidth 4\nmap\n....\n....\n....\n....\n", "o.map");
+  check_seeds(g, 16, 2000, -1);
   mapf_grid_free(g);
 }
 
 Test(scengen, fills_every_usable_cell_of_several_components) {
   /* Components of sizes 2, 1 (unusable), 2 and 2 (a column): 6 usable cells. */
-  mapf_grid *g = parse_map("type octile\nheight 2\nwidth 9\nmap\n..@.@..@.\n@@@@@@@@.\n", "gaps.map");
-  for (uint64_t seed = 0; seed < 2000; seed++) {
-    mapf_instance *inst = NULL;
-    mapf_diag d;
-    cr_assert_eq(mapf_scengen_random(g, 6, seed, &inst, &d), MAPF_OK, "%s", d.msg);
-    check_generated(inst, g, 6);
-    for (int32_t i = 0; i < 6; i++) cr_assert_neq(inst->start[i], 3, "one-cell component used");
-    mapf_instance_free(inst);
-  }
+  mapf_grid *g = test_parse_grid("type octile\nheight 2\nwidth 9\nmap\n..@.@..@.\n@@@@@@@@.\n", "gaps.map");
+  check_seeds(g, 6, 2000, 3); /* cell 3 is the one-cell component */
   mapf_instance *inst = NULL;
   mapf_diag d;
   cr_assert_eq(mapf_scengen_random(g, 7, 0, &inst, &d), MAPF_ENOSPACE);
@@ -476,16 +423,9 @@ Test(scengen, fills_every_usable_cell_of_several_components) {
 }
 
 Test(scengen, rejects_more_agents_than_a_generated_map_holds) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, MAPF_MAPGEN_RANDOM);
-  p.width = p.height = 8;
-  p.seed = 1;
-  mapf_grid *g = NULL;
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 8, 8, 0.2, 1, 1);
   mapf_diag d;
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK);
-  int usable = 0;
-  for (int32_t c = 0; c < g->ncomponents; c++)
-    if (g->component_size[c] >= 2) usable += g->component_size[c];
+  int usable = usable_cells(g);
   mapf_instance *inst = NULL;
   cr_assert_eq(mapf_scengen_random(g, usable + 1, 3, &inst, &d), MAPF_ENOSPACE);
   char want[256];
@@ -501,7 +441,7 @@ Test(scengen, rejects_more_agents_than_a_generated_map_holds) {
 }
 
 Test(scengen, rejects_fewer_than_one_agent) {
-  mapf_grid *g = parse_map("type octile\nheight 1\nwidth 3\nmap\n...\n", "r.map");
+  mapf_grid *g = test_parse_grid("type octile\nheight 1\nwidth 3\nmap\n...\n", "r.map");
   mapf_instance *inst = NULL;
   mapf_diag d;
   cr_assert_eq(mapf_scengen_random(g, 0, 0, &inst, &d), MAPF_EINVAL);
@@ -512,7 +452,7 @@ Test(scengen, rejects_fewer_than_one_agent) {
 }
 
 Test(scengen, cannot_place_an_agent_on_a_one_cell_map) {
-  mapf_grid *g = parse_map("type octile\nheight 1\nwidth 1\nmap\n.\n", "one.map");
+  mapf_grid *g = test_parse_grid("type octile\nheight 1\nwidth 1\nmap\n.\n", "one.map");
   mapf_instance *inst = NULL;
   mapf_diag d;
   cr_assert_eq(mapf_scengen_random(g, 1, 0, &inst, &d), MAPF_ENOSPACE);
@@ -522,21 +462,15 @@ Test(scengen, cannot_place_an_agent_on_a_one_cell_map) {
 }
 
 Test(scengen, fills_a_map_of_one_row) {
-  mapf_grid *g = parse_map("type octile\nheight 1\nwidth 12\nmap\n.....@......\n", "row.map");
-  for (uint64_t seed = 0; seed < 500; seed++) {
-    mapf_instance *inst = NULL;
-    mapf_diag d;
-    cr_assert_eq(mapf_scengen_random(g, 11, seed, &inst, &d), MAPF_OK);
-    check_generated(inst, g, 11);
-    mapf_instance_free(inst);
-  }
+  mapf_grid *g = test_parse_grid("type octile\nheight 1\nwidth 12\nmap\n.....@......\n", "row.map");
+  check_seeds(g, 11, 500, -1);
   mapf_grid_free(g);
 }
 
 Test(scengen, draws_starts_and_goals_uniformly) {
   /* One agent on an open 3x3 map: start and goal each uniform over the 9 cells (goal uniform
    * over the other 8 given the start). 9000 draws: about 1000 per cell. */
-  mapf_grid *g = parse_map("type octile\nheight 3\nwidth 3\nmap\n...\n...\n...\n", "u.map");
+  mapf_grid *g = test_parse_grid("type octile\nheight 3\nwidth 3\nmap\n...\n...\n...\n", "u.map");
   int starts[9] = {0}, goals[9] = {0}, pairs[81] = {0};
   for (uint64_t seed = 0; seed < 9000; seed++) {
     mapf_instance *inst = NULL;
@@ -557,18 +491,9 @@ Test(scengen, draws_starts_and_goals_uniformly) {
 }
 
 Test(scengen, places_tens_of_thousands_of_agents_quickly) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, MAPF_MAPGEN_RANDOM);
-  p.width = p.height = 256;
-  p.density = 0.3;
-  mapf_grid *g = NULL;
-  mapf_diag d;
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK);
-  int32_t usable = 0;
-  for (int32_t c = 0; c < g->ncomponents; c++)
-    if (g->component_size[c] >= 2) usable += g->component_size[c];
-  mapf_instance *inst = NULL;
-  cr_assert_eq(mapf_scengen_random(g, usable, 9, &inst, &d), MAPF_OK);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 256, 256, 0.3, 1, 0);
+  int32_t usable = usable_cells(g);
+  mapf_instance *inst = test_random_instance(g, usable, 9);
   check_generated(inst, g, usable);
   mapf_instance_free(inst);
   mapf_grid_free(g);
@@ -577,7 +502,7 @@ Test(scengen, places_tens_of_thousands_of_agents_quickly) {
 /* ---- writer ----------------------------------------------------------------------------- */
 
 Test(scen, writes_movingai_version_1_and_reads_it_back) {
-  mapf_grid *g = load_map(MAPS "tiny.map");
+  mapf_grid *g = test_load_grid(MAPS "tiny.map");
   mapf_instance *inst = mapf_instance_new(2);
   inst->start[0] = mapf_grid_id(g, 0, 0);
   inst->goal[0] = mapf_grid_id(g, 7, 3);
@@ -597,7 +522,7 @@ Test(scen, writes_movingai_version_1_and_reads_it_back) {
   cr_assert_str_eq(text, "version 1\n"
                          "0\ttiny.map\t8\t4\t0\t0\t7\t3\t9.41421356\n"
                          "0\ttiny.map\t8\t4\t5\t3\t4\t1\t2.41421356\n");
-  mapf_scen *s = load_scen(path, g, 0);
+  mapf_scen *s = test_load_scen(path, g, 0);
   unlink(path);
   cr_assert_eq(s->n, 2);
   cr_assert_eq(s->entries[1].decimals, 8);
@@ -613,7 +538,7 @@ Test(scen, writes_movingai_version_1_and_reads_it_back) {
 }
 
 Test(scen, writes_zero_lengths_and_the_grid_name_by_default) {
-  mapf_grid *g = parse_map("type octile\nheight 1\nwidth 3\nmap\n...\n", "r.map");
+  mapf_grid *g = test_parse_grid("type octile\nheight 1\nwidth 3\nmap\n...\n", "r.map");
   mapf_instance *inst = mapf_instance_new(1);
   inst->start[0] = 0;
   inst->goal[0] = 2;
@@ -630,7 +555,7 @@ Test(scen, writes_zero_lengths_and_the_grid_name_by_default) {
 Test(scen, reports_a_failed_write_as_io_error) {
   FILE *f = fopen("/dev/full", "w");
   if (!f) cr_skip_test("/dev/full is not available");
-  mapf_grid *g = parse_map("type octile\nheight 1\nwidth 3\nmap\n...\n", "r.map");
+  mapf_grid *g = test_parse_grid("type octile\nheight 1\nwidth 3\nmap\n...\n", "r.map");
   mapf_instance *inst = mapf_instance_new(1);
   inst->start[0] = 0;
   inst->goal[0] = 2;
@@ -642,37 +567,19 @@ Test(scen, reports_a_failed_write_as_io_error) {
 
 /* ---- the MovingAI scenario sets -------------------------------------------------------- */
 
-static const char *movingai_dir(char *buf, size_t cap) {
-  const char *env = getenv("MAPFARM_MAPS");
-  if (env && *env)
-    snprintf(buf, cap, "%s", env);
-  else
-    snprintf(buf, cap, "%s", MAPFARM_SOURCE_DIR "/../shared/movingai");
-  struct stat st;
-  if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) return buf;
-  const char *ci = getenv("CI");
-  if (ci && strcmp(ci, "true") == 0)
-    cr_assert_fail("MovingAI data not found at %s (set MAPFARM_MAPS); required when CI=true",
-                   buf);
-  cr_skip_test("MovingAI data not found at %s (set MAPFARM_MAPS to run the real-data tests)",
-               buf);
-  return NULL;
-}
-
 static int ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), k = strlen(suffix);
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
 Test(scen, rejects_or_skips_the_invalid_lines_of_the_wc3_scenarios) {
-  char dir[1024];
-  if (!movingai_dir(dir, sizeof dir)) return;
+  REQUIRE_MAPS(dir);
   const char *maps[] = {"blastedlands", "duskwood", "golemsinthemist"};
   for (int i = 0; i < 3; i++) {
-    char mpath[1200], spath[1200];
+    char mpath[4300], spath[4300];
     snprintf(mpath, sizeof mpath, "%s/wc3-512/%s.map", dir, maps[i]);
     snprintf(spath, sizeof spath, "%s/scen/wc3-512/%s.map.scen", dir, maps[i]);
-    mapf_grid *g = load_map(mpath);
+    mapf_grid *g = test_load_grid(mpath);
     mapf_scen *s = NULL;
     mapf_diag d;
     cr_assert_eq(mapf_scen_load(spath, g, 0, &s, &d), MAPF_EPARSE);
@@ -681,7 +588,7 @@ Test(scen, rejects_or_skips_the_invalid_lines_of_the_wc3_scenarios) {
     cr_assert(d.line > 1 && d.col > 1);
     cr_assert(strstr(d.msg, "is on a blocked cell") || strstr(d.msg, "is outside the map"), "%s",
               d.msg);
-    s = load_scen(spath, g, MAPF_SCEN_SKIP_INVALID);
+    s = test_load_scen(spath, g, MAPF_SCEN_SKIP_INVALID);
     cr_assert_gt(s->skipped, 0);
     cr_assert_eq(s->n + s->skipped, 1280);
     cr_assert_eq(s->first_skip.line, d.line);
@@ -711,26 +618,26 @@ static void map_for_mapf(const char *dir, const char *scen_name, char *out, size
 
 static int load_set(const char *dir, const char *sub, const char *mapsub, map_for_fn map_for,
                     int as_instance) {
-  char sdir[1200];
+  char sdir[4300];
   snprintf(sdir, sizeof sdir, "%s/%s", dir, sub);
   DIR *dp = opendir(sdir);
   cr_assert_not_null(dp, "cannot open %s", sdir);
   struct dirent *e;
   int count = 0;
-  char last_map[1400] = "";
+  char last_map[4400] = "";
   mapf_grid *g = NULL;
   /* readdir order is arbitrary; maps are reloaded when the name changes. */
   while ((e = readdir(dp)) != NULL) {
     if (!ends_with(e->d_name, ".scen")) continue;
-    char spath[1600], mpath[1400];
+    char spath[4600], mpath[4400];
     snprintf(spath, sizeof spath, "%s/%s", sdir, e->d_name);
     map_for(mapsub ? mapsub : dir, e->d_name, mpath, sizeof mpath);
     if (strcmp(mpath, last_map) != 0) {
       mapf_grid_free(g);
-      g = load_map(mpath);
+      g = test_load_grid(mpath);
       snprintf(last_map, sizeof last_map, "%s", mpath);
     }
-    mapf_scen *s = load_scen(spath, g, 0);
+    mapf_scen *s = test_load_scen(spath, g, 0);
     cr_assert_gt(s->n, 0, "%s", spath);
     for (int32_t i = 0; i < s->n; i++) {
       cr_assert_eq(s->entries[i].width, g->width, "%s:%d", spath, s->entries[i].line);
@@ -752,13 +659,12 @@ static int load_set(const char *dir, const char *sub, const char *mapsub, map_fo
 }
 
 Test(scen, loads_every_valid_movingai_scenario_with_its_map, .timeout = 600) {
-  char dir[1024];
-  if (!movingai_dir(dir, sizeof dir)) return;
-  char sub[1200];
+  REQUIRE_MAPS(dir);
+  char sub[4200];
   int n = 0;
   const char *sets[] = {"bg512", "dao"};
   for (int i = 0; i < 2; i++) {
-    char sdir[64], mdir[1200];
+    char sdir[64], mdir[4200];
     snprintf(sdir, sizeof sdir, "scen/%s", sets[i]);
     snprintf(mdir, sizeof mdir, "%s/%s", dir, sets[i]);
     n += load_set(dir, sdir, mdir, map_for_single, 0);
@@ -771,33 +677,31 @@ Test(scen, loads_every_valid_movingai_scenario_with_its_map, .timeout = 600) {
 }
 
 Test(scen, records_printed_decimals_of_real_files) {
-  char dir[1024];
-  if (!movingai_dir(dir, sizeof dir)) return;
-  char path[1200];
+  REQUIRE_MAPS(dir);
+  char path[4300];
   snprintf(path, sizeof path, "%s/scen/dao/lak304d.map.scen", dir);
-  mapf_scen *s = load_scen(path, NULL, 0);
+  mapf_scen *s = test_load_scen(path, NULL, 0);
   cr_assert_eq(s->entries[0].decimals, 5);
   cr_assert(s->entries[0].optimal == 3.41421);
   cr_assert_str_eq(s->map, "maps/dao/lak304d.map");
   mapf_scen_free(s);
   snprintf(path, sizeof path, "%s/mapf-scen/scen-random/empty-8-8-random-1.scen", dir);
-  s = load_scen(path, NULL, 0);
+  s = test_load_scen(path, NULL, 0);
   cr_assert_eq(s->entries[0].decimals, 8);
   cr_assert(s->entries[0].optimal == 4.24264069);
   mapf_scen_free(s);
 }
 
 Test(scengen, keeps_every_rule_on_movingai_maps, .timeout = 600) {
-  char dir[1024];
-  if (!movingai_dir(dir, sizeof dir)) return;
+  REQUIRE_MAPS(dir);
   const char *maps[] = {"mapf/random-32-32-20.map", "mapf/maze-32-32-2.map",
                         "mapf/room-32-32-4.map",    "mapf/den312d.map",
                         "mapf/warehouse-10-20-10-2-1.map", "dao/lak307d.map",
                         "bg/AR0012SR.map"};
   for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
-    char path[1200];
+    char path[4300];
     snprintf(path, sizeof path, "%s/%s", dir, maps[i]);
-    mapf_grid *g = load_map(path);
+    mapf_grid *g = test_load_grid(path);
     check_many(g, 10);
     mapf_grid_free(g);
   }

@@ -20,41 +20,10 @@ static const char *const names[] = {"random",     "cross-sides",    "swap-sides"
                                     "tight-to-wide", "patrol"};
 #define NGEN 8
 
-static mapf_grid *parse_map(const char *text, const char *name) {
-  mapf_grid *g = NULL;
-  mapf_diag d;
-  int rc = mapf_grid_parse(text, strlen(text), name, &g, &d);
-  cr_assert_eq(rc, MAPF_OK, "%s", d.msg);
-  return g;
-}
-
-static mapf_grid *gen_map(mapf_mapgen_kind kind, int32_t w, int32_t h, double density,
-                          uint64_t seed) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, kind);
-  p.width = w;
-  p.height = h;
-  p.density = density;
-  p.seed = seed;
-  mapf_grid *g = NULL;
-  mapf_diag d;
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
-  return g;
-}
-
 /* bg512/AR0504SR.map: a failure under CI=true when the data is missing, a skip elsewhere. */
 static mapf_grid *load_real(void) {
   REQUIRE_MAPS(dir);
-  char path[4200];
-  snprintf(path, sizeof path, "%s/bg512/AR0504SR.map", dir);
-  mapf_grid *g = NULL;
-  mapf_diag d;
-  memset(&d, 0, sizeof d);
-  int rc = mapf_grid_load(path, &g, &d);
-  char msg[1200];
-  mapf_diag_format(&d, msg, sizeof msg);
-  cr_assert_eq(rc, MAPF_OK, "%s", msg);
-  return g;
+  return test_load_movingai(dir, "bg512/AR0504SR.map");
 }
 
 static const mapf_scengen_def *gen_def(const char *name) {
@@ -297,7 +266,7 @@ Test(scengen, rejects_out_of_range_parameters_through_the_algo_view) {
 }
 
 Test(scengen, generators_reject_out_of_range_parameters_they_are_given) {
-  mapf_grid *g = gen_map(MAPF_MAPGEN_ROOMS, 32, 32, 0.2, 1);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_ROOMS, 32, 32, 0.2, 1, 1);
   static const struct {
     const char *gen;
     int32_t i;
@@ -329,7 +298,7 @@ Test(scengen, generators_reject_out_of_range_parameters_they_are_given) {
 }
 
 Test(scengen, every_generator_rejects_fewer_than_one_agent) {
-  mapf_grid *g = gen_map(MAPF_MAPGEN_ROOMS, 32, 32, 0.2, 1);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_ROOMS, 32, 32, 0.2, 1, 1);
   for (int i = 0; i < NGEN; i++) {
     mapf_instance *inst = NULL;
     mapf_diag d;
@@ -342,7 +311,7 @@ Test(scengen, every_generator_rejects_fewer_than_one_agent) {
 }
 
 Test(scengen, random_wraps_mapf_scengen_random_unchanged) {
-  mapf_grid *g = gen_map(MAPF_MAPGEN_RANDOM, 40, 30, 0.3, 5);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 40, 30, 0.3, 1, 5);
   for (uint64_t seed = 0; seed < 20; seed++) {
     mapf_instance *a = generate("random", g, 50, NULL, seed), *b = NULL;
     mapf_diag d;
@@ -361,8 +330,8 @@ Test(scengen, keeps_every_rule_on_generated_maps, .timeout = 120) {
   int32_t counts[] = {1, 2, 7, 40};
   for (int k = 0; k < 3; k++) {
     for (uint64_t mseed = 0; mseed < 3; mseed++) {
-      mapf_grid *g = gen_map(kinds[k], 40 + 9 * (int32_t)mseed, 33 + 5 * (int32_t)mseed, 0.2,
-                             mseed);
+      mapf_grid *g = test_mapgen(kinds[k], 40 + 9 * (int32_t)mseed, 33 + 5 * (int32_t)mseed, 0.2,
+                                 1, mseed);
       for (int i = 0; i < NGEN; i++) {
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
           for (uint64_t seed = 0; seed < 8; seed++) {
@@ -383,7 +352,7 @@ Test(scengen, keeps_every_rule_on_generated_maps, .timeout = 120) {
 }
 
 Test(scengen, same_seed_same_instance_different_seed_different) {
-  mapf_grid *g = gen_map(MAPF_MAPGEN_RANDOM, 64, 64, 0.2, 3);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 64, 64, 0.2, 1, 3);
   for (int i = 0; i < NGEN; i++) {
     mapf_instance *a = generate(names[i], g, 30, NULL, 11);
     mapf_instance *b = generate(names[i], g, 30, NULL, 11);
@@ -400,7 +369,7 @@ Test(scengen, same_seed_same_instance_different_seed_different) {
 /* ---- impossible requests --------------------------------------------------------------------- */
 
 Test(scengen, fails_with_enospace_on_a_tiny_map_instead_of_hanging, .timeout = 10) {
-  mapf_grid *g = parse_map("type octile\nheight 3\nwidth 3\nmap\n...\n...\n...\n", "t.map");
+  mapf_grid *g = test_parse_grid("type octile\nheight 3\nwidth 3\nmap\n...\n...\n...\n", "t.map");
   for (int i = 0; i < NGEN; i++) {
     for (int32_t n = 10; n <= 100000; n *= 10) {
       mapf_instance *inst = NULL;
@@ -415,7 +384,8 @@ Test(scengen, fails_with_enospace_on_a_tiny_map_instead_of_hanging, .timeout = 1
 }
 
 Test(scengen, fails_with_enospace_on_a_map_without_usable_cells) {
-  mapf_grid *g = parse_map("type octile\nheight 3\nwidth 3\nmap\n.@.\n@@@\n.@.\n", "dots.map");
+  mapf_grid *g =
+      test_parse_grid("type octile\nheight 3\nwidth 3\nmap\n.@.\n@@@\n.@.\n", "dots.map");
   for (int i = 0; i < NGEN; i++) {
     mapf_instance *inst = NULL;
     mapf_diag d;
@@ -429,7 +399,7 @@ Test(scengen, fails_with_enospace_on_a_map_without_usable_cells) {
 Test(scengen, pairs_starts_and_goals_within_components) {
   /* Two rooms, one above the other: every side band cuts both. Left->right pairs stay in their
    * room; left and right rooms side by side cannot pair at all. */
-  mapf_grid *g = parse_map("type octile\nheight 5\nwidth 8\nmap\n"
+  mapf_grid *g = test_parse_grid("type octile\nheight 5\nwidth 8\nmap\n"
                            "........\n"
                            "........\n"
                            "@@@@@@@@\n"
@@ -449,7 +419,7 @@ Test(scengen, pairs_starts_and_goals_within_components) {
   }
   mapf_grid_free(g);
 
-  g = parse_map("type octile\nheight 2\nwidth 9\nmap\n....@....\n....@....\n", "pair.map");
+  g = test_parse_grid("type octile\nheight 2\nwidth 9\nmap\n....@....\n....@....\n", "pair.map");
   p = params_of("cross-sides", "side=1", "band=0.5");
   mapf_instance *inst = NULL;
   mapf_diag d;
@@ -472,7 +442,7 @@ Test(scengen, regions_are_never_empty_on_maps_of_one_row_or_column) {
       "type octile\nheight 1\nwidth 12\nmap\n............\n",
       "type octile\nheight 12\nwidth 1\nmap\n.\n.\n.\n.\n.\n.\n.\n.\n.\n.\n.\n.\n"};
   for (int m = 0; m < 2; m++) {
-    mapf_grid *g = parse_map(maps[m], m ? "column.map" : "row.map");
+    mapf_grid *g = test_parse_grid(maps[m], m ? "column.map" : "row.map");
     for (int i = 1; i < NGEN; i++)
       for (uint64_t seed = 0; seed < 50; seed++)
         mapf_instance_free(generate(names[i], g, 1, NULL, seed));
@@ -493,7 +463,7 @@ Test(scengen, regions_are_never_empty_on_maps_of_one_row_or_column) {
 
 Test(scengen, clusters_fit_a_component_of_exactly_2n_cells) {
   /* A component of 10 cells and a larger one of 12 that alone can hold 6 agents. */
-  mapf_grid *g = parse_map("type octile\nheight 2\nwidth 12\nmap\n"
+  mapf_grid *g = test_parse_grid("type octile\nheight 2\nwidth 12\nmap\n"
                            ".....@......\n"
                            ".....@......\n",
                            "two.map");
@@ -528,7 +498,7 @@ Test(scengen, clusters_fit_a_component_of_exactly_2n_cells) {
 /* A crowded map (the thesis put 300 agents on maps from 564 passable cells): regions grow to
  * hold the agents and may overlap; every rule still holds (generate() checks the instance). */
 Test(scengen, regions_grow_and_overlap_on_a_crowded_map) {
-  mapf_grid *g = parse_map("type octile\nheight 3\nwidth 3\nmap\n...\n...\n...\n", "t.map");
+  mapf_grid *g = test_parse_grid("type octile\nheight 3\nwidth 3\nmap\n...\n...\n...\n", "t.map");
   for (int i = 0; i < NGEN; i++)
     for (int32_t n = 1; n <= 9; n++)
       for (uint64_t seed = 0; seed < 20; seed++) {
@@ -799,7 +769,7 @@ Test(scengen, patrol_starts_left_goals_right_and_sets_loops) {
 /* The bands never grow past half the usable cells, so no goal is another agent's start (an
  * agent that has done its loops stays on its start); a request beyond that is ENOSPACE. */
 Test(scengen, patrol_bands_never_overlap_on_a_crowded_map) {
-  mapf_grid *g = parse_map("type octile\nheight 2\nwidth 5\nmap\n.....\n.....\n", "p.map");
+  mapf_grid *g = test_parse_grid("type octile\nheight 2\nwidth 5\nmap\n.....\n.....\n", "p.map");
   for (int32_t n = 1; n <= 5; n++)
     for (uint64_t seed = 0; seed < 30; seed++) {
       mapf_instance *inst = generate("patrol", g, n, NULL, seed);

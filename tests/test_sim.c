@@ -11,24 +11,6 @@
 #include "sim.h"
 #include "testutil.h"
 
-static mapf_grid *grid_from_rows(const char *const *rows, int h) {
-  int w = (int)strlen(rows[0]);
-  mapf_grid *g = mapf_grid_new(w, h, "test");
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) g->passable[y * w + x] = rows[y][x] == '.';
-  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
-  return g;
-}
-
-static mapf_instance *instance_of(const mapf_grid *g, int n, const int *xy) {
-  mapf_instance *inst = mapf_instance_new(n);
-  for (int i = 0; i < n; i++) {
-    inst->start[i] = mapf_grid_id(g, xy[4 * i], xy[4 * i + 1]);
-    inst->goal[i] = mapf_grid_id(g, xy[4 * i + 2], xy[4 * i + 3]);
-  }
-  return inst;
-}
-
 typedef struct run_opts {
   double expansions, moves, vision, push;
   int64_t steps, budget;
@@ -37,55 +19,19 @@ typedef struct run_opts {
 
 static const run_opts defaults = {32, 32, 1.4142135623730951, 0, 1000, 0, MAPF_EXEC_CHAINS};
 
-/* Runs BMAA* under the watcher; asserts no violation and the metric identities. */
+/* Runs BMAA* under the step checker; asserts no violation and the metric identities. */
 static void run_bmaa(const mapf_grid *g, const mapf_instance *inst, run_opts o, mapf_result *res) {
-  const mapf_algo_def *def = mapf_algo_find("bmaa");
-  cr_assert_not_null(def);
-  mapf_run_config cfg = {0};
-  cfg.grid = g;
-  cfg.inst = inst;
-  cfg.algo = def;
-  mapf_params_default(def, &cfg.params);
-  cfg.params.v[mapf_param_index(def, "expansions")] = o.expansions;
-  cfg.params.v[mapf_param_index(def, "moves")] = o.moves;
-  cfg.params.v[mapf_param_index(def, "vision")] = o.vision;
-  cfg.params.v[mapf_param_index(def, "push")] = o.push;
+  mapf_run_config cfg = test_run_config(g, inst, "bmaa");
+  test_set_param(cfg.algo, &cfg.params, "expansions", o.expansions);
+  test_set_param(cfg.algo, &cfg.params, "moves", o.moves);
+  test_set_param(cfg.algo, &cfg.params, "vision", o.vision);
+  test_set_param(cfg.algo, &cfg.params, "push", o.push);
   cfg.limits.steps = o.steps;
   cfg.limits.expansions = o.budget;
   cfg.execution = o.exec;
   cfg.seed = 7;
-  test_step_checker w = {g, NULL, NULL, 0, 0};
-  cfg.on_step = test_step_check;
-  cfg.ud = &w;
-  mapf_workspace *ws = mapf_workspace_new();
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_run(ws, &cfg, res, &d), MAPF_OK, "%s", d.msg);
-  mapf_workspace_free(ws);
-  cr_assert_eq(w.violations, 0, "%lld illegal moves, shared cells or swaps",
-               (long long)w.violations);
-  cr_assert_eq(w.steps, res->steps);
-  /* Identities every result must satisfy. */
-  int completed = 0;
-  double dist = 0;
-  for (int32_t a = 0; a < res->agents; a++) {
-    const mapf_agent_result *ar = &res->agent[a];
-    cr_assert_eq(ar->final, w.prev[a], "final position of agent %d", a);
-    cr_assert_eq(ar->reached, ar->final == inst->goal[a]);
-    completed += ar->reached;
-    dist += ar->travel_distance;
-    if (ar->reached) {
-      cr_assert_geq(ar->completion_step, 0);
-      cr_assert_leq(ar->completion_step, res->steps);
-      cr_assert_geq(ar->travel_distance + 1e-9, mapf_octile(g, inst->start[a], inst->goal[a]));
-    } else {
-      cr_assert_eq(ar->completion_step, -1);
-    }
-  }
-  cr_assert_eq(res->completed, completed);
-  cr_assert_float_eq(res->completion_rate, (double)completed / res->agents, 1e-12);
-  cr_assert_float_eq(res->mean_travel_distance, dist / res->agents, 1e-9);
-  cr_assert_eq(res->status == MAPF_STATUS_OK, completed == res->agents);
-  test_step_checker_free(&w);
+  test_run_checked(&cfg, res, "bmaa");
+  test_check_arrivals(g, inst, res);
 }
 
 
@@ -108,13 +54,13 @@ static void flow_watch(void *ud, int64_t t, const int32_t *pos, int32_t n) {
 
 Test(sim, chains_let_a_queue_of_followers_move_together) {
   const char *rows[] = {".........."};
-  mapf_grid *g = grid_from_rows(rows, 1);
+  mapf_grid *g = test_grid_from_rows(rows, 1);
   /* Agent i at x = i wants x = i + 5: the leader is agent 4, at the front. */
   int xy[20];
   for (int i = 0; i < 5; i++) {
     xy[4 * i] = i, xy[4 * i + 1] = 0, xy[4 * i + 2] = i + 5, xy[4 * i + 3] = 0;
   }
-  mapf_instance *inst = instance_of(g, 5, xy);
+  mapf_instance *inst = test_instance_of(g, 5, xy);
   run_opts o = defaults;
   o.vision = 0; /* see no agents: everyone plans straight through the queue */
   mapf_result res;
@@ -138,9 +84,9 @@ Test(sim, chains_let_a_queue_of_followers_move_together) {
 
 Test(sim, agents_never_swap_in_a_corridor) {
   const char *rows[] = {".."};
-  mapf_grid *g = grid_from_rows(rows, 1);
+  mapf_grid *g = test_grid_from_rows(rows, 1);
   int xy[] = {0, 0, 1, 0, 1, 0, 0, 0};
-  mapf_instance *inst = instance_of(g, 2, xy);
+  mapf_instance *inst = test_instance_of(g, 2, xy);
   run_opts o = defaults;
   o.vision = 0;
   o.steps = 20;
@@ -164,10 +110,10 @@ Test(sim, agents_never_swap_in_a_corridor) {
 
 Test(sim, a_cycle_of_four_agents_does_not_rotate) {
   const char *rows[] = {"..", ".."};
-  mapf_grid *g = grid_from_rows(rows, 2);
+  mapf_grid *g = test_grid_from_rows(rows, 2);
   /* Each agent's goal is the next agent's cell, clockwise. */
   int xy[] = {0, 0, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 0};
-  mapf_instance *inst = instance_of(g, 4, xy);
+  mapf_instance *inst = test_instance_of(g, 4, xy);
   run_opts o = defaults;
   o.vision = 0;
   o.steps = 10;
@@ -185,9 +131,9 @@ Test(sim, a_cycle_of_four_agents_does_not_rotate) {
  * corridor, right above the pocket; agent 0 must pass. */
 Test(sim, push_moves_an_agent_off_its_goal_and_it_comes_back) {
   const char *rows[] = {".......", "@@@.@@@"};
-  mapf_grid *g = grid_from_rows(rows, 2);
+  mapf_grid *g = test_grid_from_rows(rows, 2);
   int xy[] = {0, 0, 6, 0, 3, 0, 3, 0};
-  mapf_instance *inst = instance_of(g, 2, xy);
+  mapf_instance *inst = test_instance_of(g, 2, xy);
   run_opts o = defaults;
   o.steps = 200;
   mapf_result res;
@@ -211,10 +157,8 @@ Test(sim, push_moves_an_agent_off_its_goal_and_it_comes_back) {
 
 Test(sim, a_full_map_stays_still_until_the_step_limit) {
   const char *rows[] = {"....", "....", "....", "...."};
-  mapf_grid *g = grid_from_rows(rows, 4);
-  mapf_instance *inst = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_scengen_random(g, 16, 3, &inst, &d), MAPF_OK, "%s", d.msg);
+  mapf_grid *g = test_grid_from_rows(rows, 4);
+  mapf_instance *inst = test_random_instance(g, 16, 3);
   run_opts o = defaults;
   o.steps = 50;
   mapf_result res;
@@ -227,15 +171,9 @@ Test(sim, a_full_map_stays_still_until_the_step_limit) {
 }
 
 Test(sim, two_thousand_agents_in_a_corridor_all_arrive, .timeout = 120) {
-  int n = 2000, w = 2 * n;
-  mapf_grid *g = mapf_grid_new(w, 1, "corridor");
-  memset(g->passable, 1, (size_t)w);
-  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
-  mapf_instance *inst = mapf_instance_new(n);
-  for (int i = 0; i < n; i++) {
-    inst->start[i] = i;
-    inst->goal[i] = i + n;
-  }
+  int n = 2000;
+  mapf_grid *g = test_open_grid(2 * n, 1, "corridor");
+  mapf_instance *inst = test_queue_instance(n);
   run_opts o = defaults;
   o.vision = 0;
   o.steps = 3 * n;
@@ -250,15 +188,8 @@ Test(sim, two_thousand_agents_in_a_corridor_all_arrive, .timeout = 120) {
 }
 
 Test(sim, expansion_budget_ends_the_run) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, MAPF_MAPGEN_RANDOM);
-  p.width = p.height = 48;
-  p.seed = 5;
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
-  mapf_instance *inst = NULL;
-  cr_assert_eq(mapf_scengen_random(g, 40, 11, &inst, &d), MAPF_OK, "%s", d.msg);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 48, 48, 0.2, 1, 5);
+  mapf_instance *inst = test_random_instance(g, 40, 11);
   run_opts o = defaults;
   o.budget = 500;
   mapf_result res;
@@ -276,16 +207,9 @@ Test(sim, expansion_budget_ends_the_run) {
 Test(sim, bmaa_runs_are_legal_and_deterministic_on_generated_maps, .timeout = 300) {
   mapf_mapgen_kind kinds[] = {MAPF_MAPGEN_RANDOM, MAPF_MAPGEN_ROOMS, MAPF_MAPGEN_MAZE};
   for (int k = 0; k < 3; k++) {
-    mapf_mapgen_params p;
-    mapf_mapgen_defaults(&p, kinds[k]);
-    p.width = p.height = 41;
-    p.corridor = 2; /* in one-cell corridors agents meeting head-on can never pass */
-    p.seed = (uint64_t)k + 1;
-    mapf_grid *g = NULL;
-    mapf_diag d = {0};
-    cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
-    mapf_instance *inst = NULL;
-    cr_assert_eq(mapf_scengen_random(g, 60, 100 + k, &inst, &d), MAPF_OK, "%s", d.msg);
+    /* Corridors two cells wide: in one-cell corridors agents meeting head-on can never pass. */
+    mapf_grid *g = test_mapgen(kinds[k], 41, 41, 0.2, 2, (uint64_t)k + 1);
+    mapf_instance *inst = test_random_instance(g, 60, 100 + (uint64_t)k);
     for (int variant = 0; variant < 4; variant++) {
       run_opts o = defaults;
       o.push = variant & 1;
@@ -294,18 +218,10 @@ Test(sim, bmaa_runs_are_legal_and_deterministic_on_generated_maps, .timeout = 30
       mapf_result a, b;
       run_bmaa(g, inst, o, &a);
       run_bmaa(g, inst, o, &b);
-      cr_assert_eq(a.steps, b.steps);
-      cr_assert_eq(a.expansions, b.expansions);
-      cr_assert_eq(a.failed_moves, b.failed_moves);
-      cr_assert_eq(a.pushes, b.pushes);
-      cr_assert_eq(a.completed, b.completed);
-      cr_assert_eq(memcmp(&a.mean_travel_distance, &b.mean_travel_distance, sizeof(double)), 0);
-      for (int32_t i = 0; i < a.agents; i++) {
-        cr_assert_eq(a.agent[i].final, b.agent[i].final);
-        cr_assert_eq(a.agent[i].completion_step, b.agent[i].completion_step);
-      }
-      cr_assert_gt(a.completion_rate, 0.2, "%s variant %d: completion %.2f", g->name, variant,
-                   a.completion_rate);
+      char label[200];
+      snprintf(label, sizeof label, "%s variant %d", g->name, variant);
+      test_assert_same_run(&a, &b, label);
+      cr_assert_gt(a.completion_rate, 0.2, "%s: completion %.2f", label, a.completion_rate);
       mapf_result_clear(&a);
       mapf_result_clear(&b);
     }
@@ -317,26 +233,13 @@ Test(sim, bmaa_runs_are_legal_and_deterministic_on_generated_maps, .timeout = 30
 /* BMAA* with flow (BMAA*-c, seed 001 Sec. IV-C): the search follows the flow annotation, so
  * without push every move an agent makes is an edge of the annotated graph. */
 Test(sim, bmaa_with_flow_moves_only_along_annotated_edges) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, MAPF_MAPGEN_RANDOM);
-  p.width = p.height = 40;
-  p.density = 0.15;
-  p.seed = 21;
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
-  mapf_instance *inst = NULL;
-  cr_assert_eq(mapf_scengen_random(g, 30, 5, &inst, &d), MAPF_OK, "%s", d.msg);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 40, 40, 0.15, 1, 21);
+  mapf_instance *inst = test_random_instance(g, 30, 5);
   const mapf_flow *flow = mapf_grid_flow(g);
   cr_assert_not_null(flow);
   const uint8_t *fm = mapf_flow_moves(flow);
-  const mapf_algo_def *def = mapf_algo_find("bmaa");
-  mapf_run_config cfg = {0};
-  cfg.grid = g;
-  cfg.inst = inst;
-  cfg.algo = def;
-  mapf_params_default(def, &cfg.params);
-  cfg.params.v[mapf_param_index(def, "flow")] = 1;
+  mapf_run_config cfg = test_run_config(g, inst, "bmaa");
+  test_set_param(cfg.algo, &cfg.params, "flow", 1);
   cfg.limits.steps = 3000;
   int32_t *prev = calloc((size_t)inst->n, sizeof *prev);
   int against = 0;
@@ -345,12 +248,13 @@ Test(sim, bmaa_with_flow_moves_only_along_annotated_edges) {
   cfg.ud = &ctx;
   mapf_workspace *ws = mapf_workspace_new();
   mapf_result res;
+  mapf_diag d = {0};
   cr_assert_eq(mapf_run(ws, &cfg, &res, &d), MAPF_OK, "%s", d.msg);
   cr_assert_eq(against, 0, "%d moves against the flow", against);
   cr_assert_gt(res.completion_rate, 0.5, "completion %.2f", res.completion_rate);
   /* The flow graph differs from the grid, so the runs differ too. */
   mapf_result plain;
-  cfg.params.v[mapf_param_index(def, "flow")] = 0;
+  test_set_param(cfg.algo, &cfg.params, "flow", 0);
   cfg.on_step = NULL;
   cr_assert_eq(mapf_run(ws, &cfg, &plain, &d), MAPF_OK, "%s", d.msg);
   cr_assert(plain.expansions != res.expansions || plain.steps != res.steps);
@@ -365,28 +269,14 @@ Test(sim, bmaa_with_flow_moves_only_along_annotated_edges) {
 /* The wall-clock limit is checked between agents' searches, not only between steps, so even a
  * step of many expensive searches stops close to the limit. */
 Test(sim, wall_clock_limit_stops_a_run_inside_a_step, .timeout = 60) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, MAPF_MAPGEN_RANDOM);
-  p.width = p.height = 256;
-  p.density = 0.1;
-  p.seed = 9;
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
-  mapf_instance *inst = NULL;
-  cr_assert_eq(mapf_scengen_random(g, 2000, 1, &inst, &d), MAPF_OK, "%s", d.msg);
-  const mapf_algo_def *def = mapf_algo_find("bmaa");
-  mapf_run_config cfg = {0};
-  cfg.grid = g;
-  cfg.inst = inst;
-  cfg.algo = def;
-  mapf_params_default(def, &cfg.params);
-  cfg.params.v[mapf_param_index(def, "expansions")] = 100000;
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 256, 256, 0.1, 1, 9);
+  mapf_instance *inst = test_random_instance(g, 2000, 1);
+  mapf_run_config cfg = test_run_config(g, inst, "bmaa");
+  test_set_param(cfg.algo, &cfg.params, "expansions", 100000);
   cfg.limits.steps = 1000000;
   cfg.limits.seconds = 0.05;
-  mapf_workspace *ws = mapf_workspace_new();
   mapf_result res;
-  cr_assert_eq(mapf_run(ws, &cfg, &res, &d), MAPF_OK, "%s", d.msg);
+  test_run(&cfg, &res);
   cr_assert_eq(res.status, MAPF_STATUS_LIMIT);
   cr_assert_eq(res.limit, MAPF_LIMIT_SECONDS);
   /* One step of 2,000 searches of up to 100,000 expansions would take far longer than this
@@ -394,7 +284,6 @@ Test(sim, wall_clock_limit_stops_a_run_inside_a_step, .timeout = 60) {
   cr_assert_lt(res.wall_seconds, 5.0, "ran %.2f s past a 0.05 s limit", res.wall_seconds);
   cr_assert_lt(res.completion_rate, 1.0);
   mapf_result_clear(&res);
-  mapf_workspace_free(ws);
   mapf_instance_free(inst);
   mapf_grid_free(g);
 }
@@ -405,25 +294,14 @@ Test(sim, wall_clock_limit_stops_a_run_inside_a_step, .timeout = 60) {
  * the budget (one search expands each cell at most once, or, for WHCA*, each cell once per
  * window step plus its RRA*), and the step in which the budget ran out is not executed. */
 Test(sim, every_algorithm_stops_within_one_search_of_the_budget, .timeout = 120) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, MAPF_MAPGEN_RANDOM);
-  p.width = p.height = 96;
-  p.density = 0.1;
-  p.seed = 3;
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
-  mapf_instance *inst = NULL;
-  cr_assert_eq(mapf_scengen_random(g, 300, 4, &inst, &d), MAPF_OK, "%s", d.msg);
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 96, 96, 0.1, 1, 3);
+  mapf_instance *inst = test_random_instance(g, 300, 4);
   const int64_t budget = 20000;
-  mapf_workspace *ws = mapf_workspace_new();
+  mapf_workspace *ws = mapf_workspace_new(); /* one workspace for every algorithm in turn */
+  mapf_diag d = {0};
   for (int32_t k = 0; k < mapf_algo_count(); k++) {
     const mapf_algo_def *def = mapf_algo_at(k);
-    mapf_run_config cfg = {0};
-    cfg.grid = g;
-    cfg.inst = inst;
-    cfg.algo = def;
-    mapf_params_default(def, &cfg.params);
+    mapf_run_config cfg = test_run_config(g, inst, def->name);
     cfg.limits.steps = 100000;
     cfg.limits.expansions = budget;
     mapf_result res;
@@ -474,14 +352,8 @@ static void patrol_step(void *ud, int64_t t, const int32_t *pos, int32_t n) {
  * watcher and checks the result's patrol fields against it. */
 static void run_patrol_push(const char *name, const mapf_grid *g, const mapf_instance *inst,
                             int64_t steps, int push, mapf_result *res) {
-  const mapf_algo_def *def = mapf_algo_find(name);
-  cr_assert_not_null(def, "%s", name);
-  mapf_run_config cfg = {0};
-  cfg.grid = g;
-  cfg.inst = inst;
-  cfg.algo = def;
-  mapf_params_default(def, &cfg.params);
-  if (push) cfg.params.v[mapf_param_index(def, "push")] = 1;
+  mapf_run_config cfg = test_run_config(g, inst, name);
+  if (push) test_set_param(cfg.algo, &cfg.params, "push", 1);
   cfg.limits.steps = steps;
   int32_t n = inst->n;
   patrol_watch w = {{g, NULL, NULL, 0, 0}, inst, calloc((size_t)n, sizeof(int32_t)),
@@ -489,10 +361,7 @@ static void run_patrol_push(const char *name, const mapf_grid *g, const mapf_ins
   for (int32_t a = 0; a < n; a++) w.done_step[a] = -1;
   cfg.on_step = patrol_step;
   cfg.ud = &w;
-  mapf_workspace *ws = mapf_workspace_new();
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_run(ws, &cfg, res, &d), MAPF_OK, "%s: %s", name, d.msg);
-  mapf_workspace_free(ws);
+  test_run(&cfg, res);
   cr_assert_eq(w.steps.violations, 0, "%s: %lld illegal steps", name,
                (long long)w.steps.violations);
   cr_assert_eq(res->loops, inst->loops);
@@ -527,9 +396,9 @@ static void run_patrol(const char *name, const mapf_grid *g, const mapf_instance
  * leg, and completes with its last loop; loops = 0 keeps the one-way result. */
 Test(sim, a_patrolling_agent_completes_its_loops_on_a_corridor) {
   const char *rows[] = {"......"};
-  mapf_grid *g = grid_from_rows(rows, 1);
+  mapf_grid *g = test_grid_from_rows(rows, 1);
   int xy[] = {0, 0, 5, 0};
-  mapf_instance *inst = instance_of(g, 1, xy);
+  mapf_instance *inst = test_instance_of(g, 1, xy);
   for (int32_t k = 0; k < mapf_algo_count(); k++) {
     const char *name = mapf_algo_at(k)->name;
     mapf_result res;
@@ -548,17 +417,9 @@ Test(sim, a_patrolling_agent_completes_its_loops_on_a_corridor) {
     mapf_result_clear(&res);
 
     inst->loops = 0;
-    const mapf_algo_def *def = mapf_algo_find(name);
-    mapf_run_config cfg = {0};
-    cfg.grid = g;
-    cfg.inst = inst;
-    cfg.algo = def;
-    mapf_params_default(def, &cfg.params);
+    mapf_run_config cfg = test_run_config(g, inst, name);
     cfg.limits.steps = 200;
-    mapf_workspace *ws = mapf_workspace_new();
-    mapf_diag d = {0};
-    cr_assert_eq(mapf_run(ws, &cfg, &res, &d), MAPF_OK, "%s", d.msg);
-    mapf_workspace_free(ws);
+    test_run(&cfg, &res);
     cr_assert_eq(res.status, MAPF_STATUS_OK);
     cr_assert_eq(res.agent[0].completion_step, 5, "%s", name);
     cr_assert_eq(res.agent[0].loops_done, 0);
@@ -577,10 +438,10 @@ Test(sim, a_patrolling_agent_completes_its_loops_on_a_corridor) {
 Test(sim, every_algorithm_completes_patrols_with_targets_in_order, .timeout = 120) {
   const char *rows[] = {"..........", "..........", "....@@....", "..........",
                         "..........", ".........."};
-  mapf_grid *g = grid_from_rows(rows, 6);
+  mapf_grid *g = test_grid_from_rows(rows, 6);
   /* Starts in column 0, goals in column 9, crossing rows. */
   int xy[] = {0, 0, 9, 5, 0, 2, 9, 3, 0, 3, 9, 1, 0, 5, 9, 0};
-  mapf_instance *inst = instance_of(g, 4, xy);
+  mapf_instance *inst = test_instance_of(g, 4, xy);
   inst->loops = 3;
   for (int32_t k = 0; k < mapf_algo_count(); k++) {
     const char *name = mapf_algo_at(k)->name;
@@ -598,13 +459,8 @@ Test(sim, every_algorithm_completes_patrols_with_targets_in_order, .timeout = 12
   }
   /* Generated instances on a generated map: each algorithm's run is checked the same way,
    * whether or not every agent finishes. */
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, MAPF_MAPGEN_ROOMS);
-  p.width = p.height = 24;
-  p.seed = 4;
-  mapf_grid *rooms = NULL;
+  mapf_grid *rooms = test_mapgen(MAPF_MAPGEN_ROOMS, 24, 24, 0.2, 1, 4);
   mapf_diag d = {0};
-  cr_assert_eq(mapf_mapgen(&p, &rooms, &d), MAPF_OK, "%s", d.msg);
   const mapf_scengen_def *gen = mapf_scengen_find("patrol");
   mapf_params gp;
   mapf_scengen_params_default(gen, &gp);
@@ -627,11 +483,11 @@ Test(sim, every_algorithm_completes_patrols_with_targets_in_order, .timeout = 12
  * (BMAA* push) it comes back, and its completion step is its last return. */
 Test(sim, a_done_patroller_pushed_off_its_start_comes_back) {
   const char *rows[] = {".......", "@@@.@@@"};
-  mapf_grid *g = grid_from_rows(rows, 2);
+  mapf_grid *g = test_grid_from_rows(rows, 2);
   /* Agent 1 patrols once between the corridor cell above the pocket and the pocket; agent 0
    * patrols the corridor end to end, twice, through agent 1's start. */
   int xy[] = {0, 0, 6, 0, 3, 0, 3, 1};
-  mapf_instance *inst = instance_of(g, 2, xy);
+  mapf_instance *inst = test_instance_of(g, 2, xy);
   inst->loops = 2;
   mapf_result res;
   run_patrol_push("bmaa", g, inst, 400, 1, &res);
@@ -653,9 +509,9 @@ Test(sim, a_done_patroller_pushed_off_its_start_comes_back) {
 
 Test(sim, patrol_needs_loops_of_at_least_zero_and_goals_off_their_starts) {
   const char *rows[] = {"....."};
-  mapf_grid *g = grid_from_rows(rows, 1);
+  mapf_grid *g = test_grid_from_rows(rows, 1);
   int xy[] = {0, 0, 4, 0, 2, 0, 2, 0};
-  mapf_instance *inst = instance_of(g, 2, xy);
+  mapf_instance *inst = test_instance_of(g, 2, xy);
   mapf_diag d = {0};
   cr_assert_eq(mapf_instance_check(inst, g, &d), MAPF_OK, "one-way: a start may be the goal");
   inst->loops = 1;
@@ -671,23 +527,16 @@ Test(sim, patrol_needs_loops_of_at_least_zero_and_goals_off_their_starts) {
 /* Algorithms without a direction map report no coherence and no series. */
 Test(sim, only_direction_maps_report_coherence) {
   const char *rows[] = {"......"};
-  mapf_grid *g = grid_from_rows(rows, 1);
+  mapf_grid *g = test_grid_from_rows(rows, 1);
   int xy[] = {0, 0, 5, 0};
-  mapf_instance *inst = instance_of(g, 1, xy);
+  mapf_instance *inst = test_instance_of(g, 1, xy);
   for (int32_t k = 0; k < mapf_algo_count(); k++) {
     const mapf_algo_def *def = mapf_algo_at(k);
-    mapf_run_config cfg = {0};
-    cfg.grid = g;
-    cfg.inst = inst;
-    cfg.algo = def;
-    mapf_params_default(def, &cfg.params);
+    mapf_run_config cfg = test_run_config(g, inst, def->name);
     cfg.limits.steps = 100;
     cfg.sample_every = 1;
-    mapf_workspace *ws = mapf_workspace_new();
     mapf_result res;
-    mapf_diag d = {0};
-    cr_assert_eq(mapf_run(ws, &cfg, &res, &d), MAPF_OK, "%s", d.msg);
-    mapf_workspace_free(ws);
+    test_run(&cfg, &res);
     if (strcmp(def->name, "dm") == 0) {
       cr_assert_float_eq(res.coherence, 1, 1e-12, "a straight line is fully coherent");
       cr_assert_eq(res.coherence_samples, 6, "steps 0 to 5");

@@ -19,45 +19,12 @@
 #ifndef MAPFARM_BINARY
 #error "MAPFARM_BINARY must name the mapfarm executable"
 #endif
-#ifndef MAPFARM_SOURCE_DIR
-#define MAPFARM_SOURCE_DIR "."
-#endif
 
-static char tmpdir[256];
-
-static void make_tmpdir(void) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/mapfarm-status-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0) cr_log_warn("cannot remove %s", tmpdir);
-}
-
+TEST_TMPDIR("status");
 TestSuite(status, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
 
-/* Runs `mapfarm ARGS` in tmpdir with stdout and stderr captured; returns the exit status. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int mapfarm(char **out, char **err, const char *fmt, ...) {
-  char args[4096], cmd[8192], o[512], e[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(args, sizeof args, fmt, ap);
-  va_end(ap);
-  snprintf(o, sizeof o, "%s/stdout", tmpdir);
-  snprintf(e, sizeof e, "%s/stderr", tmpdir);
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >'%s' 2>'%s'", tmpdir, MAPFARM_BINARY, args, o,
-           e);
-  int st = system(cmd);
-  if (out) *out = test_slurp_text(o);
-  if (err) *err = test_slurp_text(e);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+/* `mapfarm ARGS` run in tmpdir, so file names are relative to it (testutil.h). */
+#define mapfarm(out, err, ...) test_mapfarm(tmpdir, tmpdir, out, err, __VA_ARGS__)
 
 static void in_tmp(char *buf, size_t n, const char *name) {
   snprintf(buf, n, "%s/%s", tmpdir, name);
@@ -96,22 +63,17 @@ static char *try_text(const char *name, const char *sql) {
   return r ? r : strdup("");
 }
 
+/* The rows of results in tmpdir/name; -1 while the database is not ready. */
 static int64_t try_count(const char *name) {
-  char *t = try_text(name, "SELECT count(*) FROM results");
-  int64_t n = *t ? strtoll(t, NULL, 10) : -1;
-  free(t);
-  return n;
+  char path[512];
+  in_tmp(path, sizeof path, name);
+  return test_db_try_int(path, "SELECT count(*) FROM results");
 }
 
 static void exec_sql(const char *name, const char *sql) {
   char path[512];
   in_tmp(path, sizeof path, name);
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-  sqlite3_busy_timeout(h, 5000);
-  char *msg = NULL;
-  cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, &msg), SQLITE_OK, "%s: %s", sql, msg);
-  sqlite3_close(h);
+  test_db_exec(path, sql);
 }
 
 /* "jobs: D of T done" in status output: D and T. */

@@ -1,7 +1,6 @@
 /* test_store.c: the SQLite results database (farm/store.c and schema/). */
 #include <criterion/criterion.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,30 +14,12 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-/* A fresh directory under TMPDIR (or /tmp) for one test's files. */
-static void make_dir(char *dir, size_t n) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, n, "%s/mapfarm-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  cr_assert_not_null(mkdtemp(dir), "mkdtemp failed");
-}
+/* A fresh directory for each test's files. */
+TEST_TMPDIR("store");
+TestSuite(store, .init = make_tmpdir, .fini = remove_tmpdir);
 
-/* Removes dir and the plain files in it (the database, its -wal and -shm). */
-static void remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    char p[1024];
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    unlink(p);
-  }
-  closedir(d);
-  rmdir(dir);
-}
-
-static void path_in(char *out, size_t n, const char *dir, const char *name) {
-  snprintf(out, n, "%s/%s", dir, name);
+static void path_in(char *out, size_t n, const char *name) {
+  snprintf(out, n, "%s/%s", tmpdir, name);
 }
 
 static int file_exists(const char *path) {
@@ -139,6 +120,14 @@ static void make_job(job *j, int i, const mapf_grid *g) {
                          .seed = 0xfedcba9876543210ULL, .grid = g, .res = &j->res};
 }
 
+/* Jobs 0 .. n-1 (make_job), their records copied into recs. */
+static void make_jobs(job *j, farm_record *recs, int n, const mapf_grid *g) {
+  for (int i = 0; i < n; i++) {
+    make_job(&j[i], i, g);
+    recs[i] = j[i].rec;
+  }
+}
+
 static farm_store *open_ok(const char *path, int mode) {
   farm_store *st = NULL;
   char err[512] = "";
@@ -155,9 +144,8 @@ static void put_ok(farm_store *st, int64_t run_id, const farm_record *recs, int3
 /* ---- creating and opening ----------------------------------------------------------------- */
 
 Test(store, creates_database_with_ids_wal_tables_and_views) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
   cr_expect_eq(q_int(st, "PRAGMA application_id"), FARM_APPLICATION_ID);
   cr_expect_eq(q_int(st, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
@@ -178,7 +166,6 @@ Test(store, creates_database_with_ids_wal_tables_and_views) {
   st = open_ok(db, FARM_STORE_READONLY);
   cr_expect_eq(q_int(st, "PRAGMA application_id"), FARM_APPLICATION_ID);
   farm_store_close(st);
-  remove_dir(dir);
 }
 
 Test(store, close_null_is_a_no_op) {
@@ -187,9 +174,8 @@ Test(store, close_null_is_a_no_op) {
 }
 
 Test(store, creates_schema_in_an_empty_file) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "empty.db");
+  char db[512];
+  path_in(db, sizeof db, "empty.db");
   FILE *f = fopen(db, "wb");
   cr_assert_not_null(f);
   fclose(f);
@@ -197,13 +183,11 @@ Test(store, creates_schema_in_an_empty_file) {
   cr_expect_eq(q_int(st, "PRAGMA application_id"), FARM_APPLICATION_ID);
   cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 0);
   farm_store_close(st);
-  remove_dir(dir);
 }
 
 Test(store, refuses_text_file_and_leaves_it_byte_identical) {
-  char dir[256], path[512], side[600];
-  make_dir(dir, sizeof dir);
-  path_in(path, sizeof path, dir, "notes.txt");
+  char path[512], side[600];
+  path_in(path, sizeof path, "notes.txt");
   const char text[] = "These are my notes, not a database.\nSecond line.\n";
   FILE *f = fopen(path, "wb");
   cr_assert_not_null(f);
@@ -227,7 +211,6 @@ Test(store, refuses_text_file_and_leaves_it_byte_identical) {
   cr_expect_not(file_exists(side));
   snprintf(side, sizeof side, "%s-journal", path);
   cr_expect_not(file_exists(side));
-  remove_dir(dir);
 }
 
 /* Writes a SQLite database that is someone else's: a table and, when app_id is not 0, their
@@ -245,11 +228,10 @@ static void write_foreign_db(const char *path, int app_id) {
 }
 
 Test(store, refuses_foreign_sqlite_database_untouched) {
-  char dir[256], path[512];
-  make_dir(dir, sizeof dir);
+  char path[512];
   const int ids[2] = {0, 0x12345678};
   for (int k = 0; k < 2; k++) {
-    path_in(path, sizeof path, dir, k ? "other.sqlite" : "plain.sqlite");
+    path_in(path, sizeof path, k ? "other.sqlite" : "plain.sqlite");
     write_foreign_db(path, ids[k]);
     size_t len0 = 0, len1 = 0;
     char *before = test_slurp_file(path, &len0);
@@ -267,13 +249,11 @@ Test(store, refuses_foreign_sqlite_database_untouched) {
     free(before);
     free(after);
   }
-  remove_dir(dir);
 }
 
 Test(store, refuses_newer_schema_version) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
   char sql[64], want[128];
   snprintf(sql, sizeof sql, "PRAGMA user_version = %d", FARM_SCHEMA_VERSION + 1);
@@ -284,7 +264,6 @@ Test(store, refuses_newer_schema_version) {
   snprintf(want, sizeof want, "schema version %d (written by a newer mapfarm)",
            FARM_SCHEMA_VERSION + 1);
   cr_expect(strstr(err, want) != NULL, "got: %s", err);
-  remove_dir(dir);
 }
 
 /* A database as mapfarm wrote it with schema version 1 (agent rows keyed by job_key), cut down
@@ -315,9 +294,8 @@ static void write_schema1_db(const char *path) {
 }
 
 Test(store, refuses_schema_1_database_clearly_and_leaves_it_byte_identical) {
-  char dir[256], db[512], side[600];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "old.db");
+  char db[512], side[600];
+  path_in(db, sizeof db, "old.db");
   write_schema1_db(db);
   size_t len0 = 0, len1 = 0;
   char *before = test_slurp_file(db, &len0);
@@ -344,13 +322,11 @@ Test(store, refuses_schema_1_database_clearly_and_leaves_it_byte_identical) {
   cr_expect(stat(side, &sb) != 0 || sb.st_size == 0, "something was written to %s", side);
   snprintf(side, sizeof side, "%s-journal", db);
   cr_expect_not(file_exists(side));
-  remove_dir(dir);
 }
 
 Test(store, readonly_open_of_missing_file_does_not_create_it) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "missing.db");
+  char db[512];
+  path_in(db, sizeof db, "missing.db");
   farm_store *st = NULL;
   char err[512] = "";
   cr_expect_eq(farm_store_open(db, FARM_STORE_READONLY, &st, err, sizeof err), -1);
@@ -359,25 +335,21 @@ Test(store, readonly_open_of_missing_file_does_not_create_it) {
   snprintf(want, sizeof want, "%s: no such database file", db);
   cr_expect_str_eq(err, want);
   cr_expect_not(file_exists(db));
-  remove_dir(dir);
 }
 
 Test(store, create_in_missing_directory_fails_clearly) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "no/such/dir/r.db");
+  char db[512];
+  path_in(db, sizeof db, "no/such/dir/r.db");
   farm_store *st = NULL;
   char err[512] = "";
   cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
   cr_expect(strstr(err, ": cannot ") != NULL, "got: %s", err);
-  remove_dir(dir);
 }
 
 Test(store, refuses_read_only_file_in_create_mode) {
   if (geteuid() == 0) cr_skip_test("root can write a file without write permission");
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   farm_store_close(open_ok(db, FARM_STORE_CREATE));
   cr_assert_eq(chmod(db, 0444), 0);
   farm_store *st = NULL;
@@ -387,13 +359,11 @@ Test(store, refuses_read_only_file_in_create_mode) {
   /* Reading it is fine. */
   st = open_ok(db, FARM_STORE_READONLY);
   farm_store_close(st);
-  remove_dir(dir);
 }
 
 Test(store, readonly_store_refuses_writes) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   farm_store_close(open_ok(db, FARM_STORE_CREATE));
   farm_store *st = open_ok(db, FARM_STORE_READONLY);
   mapf_grid *g = tiny_grid();
@@ -407,22 +377,17 @@ Test(store, readonly_store_refuses_writes) {
   cr_expect_eq(farm_store_run_begin(st, &info, &run, err, sizeof err), -1);
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }
 
 /* ---- writing results ---------------------------------------------------------------------- */
 
 Test(store, put_then_reopen_loads_every_key) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   mapf_grid *g = tiny_grid();
   job j[3];
   farm_record recs[3];
-  for (int i = 0; i < 3; i++) {
-    make_job(&j[i], i, g);
-    recs[i] = j[i].rec;
-  }
+  make_jobs(j, recs, 3, g);
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
   put_ok(st, 0, recs, 3);
   farm_store_close(st);
@@ -442,20 +407,15 @@ Test(store, put_then_reopen_loads_every_key) {
   farm_keyset_free(&keys);
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }
 
 Test(store, put_twice_keeps_one_row_and_the_first_values) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   mapf_grid *g = tiny_grid();
   job j[2];
   farm_record recs[2];
-  for (int i = 0; i < 2; i++) {
-    make_job(&j[i], i, g);
-    recs[i] = j[i].rec;
-  }
+  make_jobs(j, recs, 2, g);
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
   put_ok(st, 0, recs, 2);
   /* The same keys again, with other numbers: the stored rows stay as they were. */
@@ -470,13 +430,11 @@ Test(store, put_twice_keeps_one_row_and_the_first_values) {
   cr_expect_eq(q_int(st, sql), 100);
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }
 
 Test(store, stores_identity_and_metrics) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   mapf_grid *g = tiny_grid();
   job j;
   make_job(&j, 7, g);
@@ -511,13 +469,11 @@ Test(store, stores_identity_and_metrics) {
   cr_expect_str_eq(t, "1");
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }
 
 Test(store, nan_metrics_become_null) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   mapf_grid *g = tiny_grid();
   job j;
   make_job(&j, 0, g);
@@ -541,13 +497,11 @@ Test(store, nan_metrics_become_null) {
   cr_expect_eq(q_int(st, "SELECT travel_distance IS NULL FROM agent_results WHERE agent = 1"), 1);
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }
 
 Test(store, error_row_keeps_status_and_message_with_null_metrics) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   mapf_grid *g = tiny_grid();
   job j;
   make_job(&j, 0, g);
@@ -570,7 +524,6 @@ Test(store, error_row_keeps_status_and_message_with_null_metrics) {
   cr_expect_eq(q_int(st, "SELECT count(*) FROM job_errors"), 1);
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }
 
 /* The agents of one job, read through results: "agent:expansions:searches,..." in agent order. */
@@ -585,9 +538,8 @@ static void agents_of(farm_store *st, const char *key, char *out, size_t n) {
 }
 
 Test(store, retry_replacing_an_error_row_writes_its_agents_under_its_own_row) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   mapf_grid *g = tiny_grid();
   /* Jobs 0 and 2 finish; job 1 fails (no agent rows) and gets the id between theirs. */
   job j[4], failed;
@@ -645,13 +597,11 @@ Test(store, retry_replacing_an_error_row_writes_its_agents_under_its_own_row) {
   cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results"), 8);
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }
 
 Test(store, agent_rows_have_x_y_from_the_grid) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   mapf_grid *g = tiny_grid();
   job j;
   make_job(&j, 0, g);
@@ -670,18 +620,15 @@ Test(store, agent_rows_have_x_y_from_the_grid) {
                2.0 + MAPF_SQRT2);
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }
 
 Test(store, bad_record_is_refused_and_nothing_is_written) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   mapf_grid *g = tiny_grid();
   job j[2];
-  make_job(&j[0], 0, g);
-  make_job(&j[1], 1, g);
-  farm_record recs[2] = {j[0].rec, j[1].rec};
+  farm_record recs[2];
+  make_jobs(j, recs, 2, g);
   recs[1].job_key = "not-a-key";
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
   char err[512] = "";
@@ -695,20 +642,15 @@ Test(store, bad_record_is_refused_and_nothing_is_written) {
   cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 0);
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }
 
 Test(store, failure_inside_the_batch_rolls_back_all_of_it) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   mapf_grid *g = tiny_grid();
   job j[3];
   farm_record recs[3];
-  for (int i = 0; i < 3; i++) {
-    make_job(&j[i], i, g);
-    recs[i] = j[i].rec;
-  }
+  make_jobs(j, recs, 3, g);
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
   /* A trigger makes the third job's second agent row fail. */
   char sql[320];
@@ -731,15 +673,13 @@ Test(store, failure_inside_the_batch_rolls_back_all_of_it) {
   cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results"), 6);
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }
 
 /* ---- runs ---------------------------------------------------------------------------------- */
 
 Test(store, run_begin_and_end_record_provenance) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
   farm_run_info info = {.plan_name = "quick", .plan_path = "configs/quick.yaml",
                         .plan_text = "name: quick\n", .plan_hash = "0123456789abcdef",
@@ -785,15 +725,13 @@ Test(store, run_begin_and_end_record_provenance) {
   cr_expect_eq(farm_store_run_end(st, run2, "interrupted", 0, 0, 0, err, sizeof err), 0);
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }
 
 /* ---- views --------------------------------------------------------------------------------- */
 
 Test(store, portfolio_view_picks_the_best_label_per_instance) {
-  char dir[256], db[512];
-  make_dir(dir, sizeof dir);
-  path_in(db, sizeof db, dir, "r.db");
+  char db[512];
+  path_in(db, sizeof db, "r.db");
   mapf_grid *g = tiny_grid();
   job j[3];
   farm_record recs[3];
@@ -817,5 +755,4 @@ Test(store, portfolio_view_picks_the_best_label_per_instance) {
   cr_expect_eq(q_int(st, "SELECT jobs FROM report_cells WHERE label = 'FAR'"), 1);
   farm_store_close(st);
   mapf_grid_free(g);
-  remove_dir(dir);
 }

@@ -17,34 +17,9 @@
 #include "sim.h"
 #include "testutil.h"
 
-static mapf_grid *grid_from_rows(const char *const *rows, int h) {
-  int w = (int)strlen(rows[0]);
-  mapf_grid *g = mapf_grid_new(w, h, "test");
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) g->passable[y * w + x] = rows[y][x] == '.';
-  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
-  return g;
-}
-
-static mapf_instance *instance_of(const mapf_grid *g, int n, const int *xy) {
-  mapf_instance *inst = mapf_instance_new(n);
-  for (int i = 0; i < n; i++) {
-    inst->start[i] = mapf_grid_id(g, xy[4 * i], xy[4 * i + 1]);
-    inst->goal[i] = mapf_grid_id(g, xy[4 * i + 2], xy[4 * i + 3]);
-  }
-  return inst;
-}
-
+/* A generated map with mazes of two-cell corridors. */
 static mapf_grid *generated(mapf_mapgen_kind kind, int side, uint64_t seed) {
-  mapf_mapgen_params p;
-  mapf_mapgen_defaults(&p, kind);
-  p.width = p.height = side;
-  p.corridor = 2;
-  p.seed = seed;
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_mapgen(&p, &g, &d), MAPF_OK, "%s", d.msg);
-  return g;
+  return test_mapgen(kind, side, side, 0.2, 2, seed);
 }
 
 /* --- RRA* ------------------------------------------------------------------------------- */
@@ -111,11 +86,7 @@ Test(rra, distances_equal_astar_costs_on_a_real_map, .timeout = 120) {
   REQUIRE_MAPS(maps);
   const char *names[] = {"dao/lak307d.map", "mapf/den520d.map"};
   for (int i = 0; i < 2; i++) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", maps, names[i]);
-    mapf_grid *g = NULL;
-    mapf_diag d = {0};
-    cr_assert_eq(mapf_grid_load(path, &g, &d), MAPF_OK, "%s", d.msg);
+    mapf_grid *g = test_load_movingai(maps, names[i]);
     check_rra(g, 11 + (uint64_t)i, 6, 40);
     mapf_grid_free(g);
   }
@@ -132,7 +103,7 @@ Test(rra, distances_equal_astar_costs_on_generated_maps, .timeout = 60) {
 
 Test(rra, a_cell_of_another_component_is_infinitely_far) {
   const char *rows[] = {"..@..", "..@.."};
-  mapf_grid *g = grid_from_rows(rows, 2);
+  mapf_grid *g = test_grid_from_rows(rows, 2);
   mapf__rra r = {0};
   mapf__rra_start(&r, g, 0, 1);
   int64_t exp = 0;
@@ -145,8 +116,6 @@ Test(rra, a_cell_of_another_component_is_infinitely_far) {
 
 /* --- WHCA* runs ------------------------------------------------------------------------- */
 
-/* Checks, independently of the simulator, after every step: every move is legal (a wait or one
- * legal grid move), no two agents share a cell, no two agents swapped. Records the positions. */
 /* The shared step checker (testutil.h), and optionally every step's positions. */
 typedef struct watcher {
   test_step_checker check;
@@ -172,10 +141,14 @@ typedef struct whca_opts {
 
 static const whca_opts defaults = {8, 0, 1, 1, 1024, 1000, 0, 0, MAPF_EXEC_CHAINS};
 
-static void set_param(const mapf_algo_def *def, mapf_params *p, const char *name, double v) {
-  int32_t i = mapf_param_index(def, name);
-  cr_assert_geq(i, 0, "no parameter %s", name);
-  p->v[i] = v;
+/* Variant v in 0..3 of the runs on a map: single pass when bit 0 is set, else chains;
+ * rotation when bit 1 is set. */
+static whca_opts variant(int v, int64_t steps) {
+  whca_opts o = defaults;
+  o.exec = v & 1 ? MAPF_EXEC_SINGLE_PASS : MAPF_EXEC_CHAINS;
+  o.rotate = v >> 1 & 1;
+  o.steps = steps;
+  return o;
 }
 
 /* Runs WHCA* under the watcher; asserts no violation, the metric identities, and that the
@@ -183,18 +156,12 @@ static void set_param(const mapf_algo_def *def, mapf_params *p, const char *name
  * not NULL, receives the positions of the first track_len steps. */
 static void run_whca_tracked(const mapf_grid *g, const mapf_instance *inst, whca_opts o,
                              mapf_result *res, int32_t **track, int64_t track_len) {
-  const mapf_algo_def *def = mapf_algo_find("whca");
-  cr_assert_not_null(def);
-  mapf_run_config cfg = {0};
-  cfg.grid = g;
-  cfg.inst = inst;
-  cfg.algo = def;
-  mapf_params_default(def, &cfg.params);
-  set_param(def, &cfg.params, "window", o.window);
-  set_param(def, &cfg.params, "replan", o.replan);
-  set_param(def, &cfg.params, "rotate", o.rotate);
-  set_param(def, &cfg.params, "wait", o.wait);
-  set_param(def, &cfg.params, "memory", o.memory);
+  mapf_run_config cfg = test_run_config(g, inst, "whca");
+  test_set_param(cfg.algo, &cfg.params, "window", o.window);
+  test_set_param(cfg.algo, &cfg.params, "replan", o.replan);
+  test_set_param(cfg.algo, &cfg.params, "rotate", o.rotate);
+  test_set_param(cfg.algo, &cfg.params, "wait", o.wait);
+  test_set_param(cfg.algo, &cfg.params, "memory", o.memory);
   cfg.limits.steps = o.steps;
   cfg.limits.expansions = o.budget;
   cfg.limits.seconds = o.seconds;
@@ -203,31 +170,14 @@ static void run_whca_tracked(const mapf_grid *g, const mapf_instance *inst, whca
   watcher w = {{g, NULL, NULL, 0, 0}, track, track_len};
   cfg.on_step = watch;
   cfg.ud = &w;
-  mapf_workspace *ws = mapf_workspace_new();
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_run(ws, &cfg, res, &d), MAPF_OK, "%s", d.msg);
-  mapf_workspace_free(ws);
-  cr_assert_eq(w.check.violations, 0, "%lld illegal moves, shared cells or swaps",
-               (long long)w.check.violations);
-  cr_assert_eq(w.check.steps, res->steps);
+  test_run(&cfg, res);
+  test_check_steps(&w.check, res, "whca");
   if (res->limit != MAPF_LIMIT_SECONDS)
     cr_assert_eq(res->failed_moves, 0, "the executor refused %lld planned moves",
                  (long long)res->failed_moves);
-  int completed = 0;
-  int64_t searches = 0;
-  for (int32_t a = 0; a < res->agents; a++) {
-    const mapf_agent_result *ar = &res->agent[a];
-    cr_assert_eq(ar->final, w.check.prev[a], "final position of agent %d", a);
-    cr_assert_eq(ar->reached, ar->final == inst->goal[a]);
-    completed += ar->reached;
-    searches += ar->searches;
-    if (ar->reached)
-      cr_assert_geq(ar->travel_distance + 1e-9, mapf_octile(g, inst->start[a], inst->goal[a]));
-  }
-  cr_assert_eq(res->completed, completed);
-  cr_assert_eq(res->searches, searches);
+  test_agent_sums sums = test_check_arrivals(g, inst, res);
+  cr_assert_eq(res->searches, sums.searches);
   cr_assert_eq(res->pushes, 0, "WHCA* never pushes");
-  cr_assert_eq(res->status == MAPF_STATUS_OK, completed == res->agents);
   test_step_checker_free(&w.check);
 }
 
@@ -236,34 +186,17 @@ static void run_whca(const mapf_grid *g, const mapf_instance *inst, whca_opts o,
   run_whca_tracked(g, inst, o, res, NULL, 0);
 }
 
-static void assert_same_run(const mapf_result *a, const mapf_result *b) {
-  cr_assert_eq(a->steps, b->steps);
-  cr_assert_eq(a->expansions, b->expansions);
-  cr_assert_eq(a->searches, b->searches);
-  cr_assert_eq(a->completed, b->completed);
-  cr_assert_eq(memcmp(&a->mean_travel_distance, &b->mean_travel_distance, sizeof(double)), 0);
-  for (int32_t i = 0; i < a->agents; i++) {
-    cr_assert_eq(a->agent[i].final, b->agent[i].final);
-    cr_assert_eq(a->agent[i].completion_step, b->agent[i].completion_step);
-    cr_assert_eq(a->agent[i].expansions, b->agent[i].expansions);
-  }
-}
-
 /* A corridor of nine cells with a one-cell pocket below x = 6; the agents swap ends. The lower
  * priority agent (1) must duck into the pocket before agent 0 passes, which a window of 8
  * shows it in time. */
 Test(whca, two_agents_swap_ends_of_a_corridor_with_a_pocket) {
   const char *rows[] = {".........", "@@@@@@.@@"};
-  mapf_grid *g = grid_from_rows(rows, 2);
+  mapf_grid *g = test_grid_from_rows(rows, 2);
   int xy[] = {0, 0, 8, 0, 8, 0, 0, 0};
-  mapf_instance *inst = instance_of(g, 2, xy);
+  mapf_instance *inst = test_instance_of(g, 2, xy);
   for (int v = 0; v < 4; v++) {
-    whca_opts o = defaults;
-    o.exec = v & 1 ? MAPF_EXEC_SINGLE_PASS : MAPF_EXEC_CHAINS;
-    o.rotate = v >> 1 & 1;
-    o.steps = 100;
     mapf_result res;
-    run_whca(g, inst, o, &res);
+    run_whca(g, inst, variant(v, 100), &res);
     cr_assert_eq(res.status, MAPF_STATUS_OK, "variant %d: completion %.2f", v,
                  res.completion_rate);
     cr_assert_leq(res.steps, 20, "variant %d took %lld steps", v, (long long)res.steps);
@@ -278,16 +211,12 @@ Test(whca, two_agents_swap_ends_of_a_corridor_with_a_pocket) {
  * back (no push: WHCA* never pushes). */
 Test(whca, an_agent_on_its_goal_steps_aside_and_comes_back) {
   const char *rows[] = {".......", "@@@.@@@"};
-  mapf_grid *g = grid_from_rows(rows, 2);
+  mapf_grid *g = test_grid_from_rows(rows, 2);
   int xy[] = {0, 0, 6, 0, 3, 0, 3, 0};
-  mapf_instance *inst = instance_of(g, 2, xy);
+  mapf_instance *inst = test_instance_of(g, 2, xy);
   for (int v = 0; v < 4; v++) {
-    whca_opts o = defaults;
-    o.exec = v & 1 ? MAPF_EXEC_SINGLE_PASS : MAPF_EXEC_CHAINS;
-    o.rotate = v >> 1 & 1;
-    o.steps = 100;
     mapf_result res;
-    run_whca(g, inst, o, &res);
+    run_whca(g, inst, variant(v, 100), &res);
     cr_assert_eq(res.status, MAPF_STATUS_OK, "variant %d", v);
     cr_assert_gt(res.agent[1].travel_distance, 0, "agent 1 stepped aside");
     cr_assert_gt(res.agent[1].completion_step, 0, "agent 1 came back to its goal");
@@ -303,9 +232,9 @@ Test(whca, an_agent_on_its_goal_steps_aside_and_comes_back) {
  * first place in some round, and the agent on its goal then steps aside for it. */
 Test(whca, rotation_lets_a_lower_index_agent_through) {
   const char *rows[] = {".......", "@@@.@@@"};
-  mapf_grid *g = grid_from_rows(rows, 2);
+  mapf_grid *g = test_grid_from_rows(rows, 2);
   int xy[] = {3, 0, 3, 0, 0, 0, 6, 0};
-  mapf_instance *inst = instance_of(g, 2, xy);
+  mapf_instance *inst = test_instance_of(g, 2, xy);
   whca_opts o = defaults;
   o.rotate = 0;
   o.steps = 100;
@@ -326,11 +255,9 @@ Test(whca, rotation_lets_a_lower_index_agent_through) {
 /* One agent alone on an open map: it replans exactly at the rounds, every `replan` steps
  * (default half the window), and always moves on a shortest path. */
 Test(whca, replan_sets_the_interval_between_searches) {
-  mapf_grid *g = mapf_grid_new(20, 20, "open");
-  memset(g->passable, 1, 400);
-  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
+  mapf_grid *g = test_open_grid(20, 20, "open");
   int xy[] = {2, 3, 17, 3};
-  mapf_instance *inst = instance_of(g, 1, xy);
+  mapf_instance *inst = test_instance_of(g, 1, xy);
   struct {
     double window, replan;
     int64_t searches;
@@ -358,9 +285,9 @@ Test(whca, replan_sets_the_interval_between_searches) {
  * agent 0 in the corridor, backs away one step at a time, and is cornered at the dead end. */
 Test(whca, the_window_decides_whether_an_agent_sees_a_conflict_in_time) {
   const char *rows[] = {".........", "@@@@@@.@@"};
-  mapf_grid *g = grid_from_rows(rows, 2);
+  mapf_grid *g = test_grid_from_rows(rows, 2);
   int xy[] = {0, 0, 8, 0, 8, 0, 0, 0};
-  mapf_instance *inst = instance_of(g, 2, xy);
+  mapf_instance *inst = test_instance_of(g, 2, xy);
   for (int e = 0; e < 2; e++) {
     whca_opts o = defaults;
     o.rotate = 0;
@@ -388,11 +315,9 @@ Test(whca, the_window_decides_whether_an_agent_sees_a_conflict_in_time) {
 Test(whca, wait_cost_trades_waiting_against_detours) {
   /* Agent 0 crosses the middle row from west to east; agent 1 comes down the middle column
    * and would have to wait for agent 0 to pass, or go round. */
-  mapf_grid *g = mapf_grid_new(9, 9, "open");
-  memset(g->passable, 1, 81);
-  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
+  mapf_grid *g = test_open_grid(9, 9, "open");
   int xy[] = {2, 4, 8, 4, 5, 1, 5, 8};
-  mapf_instance *inst = instance_of(g, 2, xy);
+  mapf_instance *inst = test_instance_of(g, 2, xy);
   whca_opts o = defaults;
   o.rotate = 0;
   mapf_result cheap, dear;
@@ -418,15 +343,9 @@ Test(whca, wait_cost_trades_waiting_against_detours) {
  * every step; under single pass an agent may only follow a lower index, which here is the
  * agent behind it, so the queue unrolls from the front. No planned move is ever refused. */
 Test(whca, a_queue_follows_as_the_execution_allows, .timeout = 60) {
-  int n = 200, w = 2 * n;
-  mapf_grid *g = mapf_grid_new(w, 1, "corridor");
-  memset(g->passable, 1, (size_t)w);
-  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
-  mapf_instance *inst = mapf_instance_new(n);
-  for (int i = 0; i < n; i++) {
-    inst->start[i] = i;
-    inst->goal[i] = i + n;
-  }
+  int n = 200;
+  mapf_grid *g = test_open_grid(2 * n, 1, "corridor");
+  mapf_instance *inst = test_queue_instance(n);
   whca_opts o = defaults;
   o.steps = 4 * n;
   mapf_result res;
@@ -458,10 +377,8 @@ Test(whca, a_queue_follows_as_the_execution_allows, .timeout = 60) {
 
 Test(whca, a_full_map_stays_still_until_the_step_limit) {
   const char *rows[] = {"....", "....", "....", "...."};
-  mapf_grid *g = grid_from_rows(rows, 4);
-  mapf_instance *inst = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_scengen_random(g, 16, 3, &inst, &d), MAPF_OK, "%s", d.msg);
+  mapf_grid *g = test_grid_from_rows(rows, 4);
+  mapf_instance *inst = test_random_instance(g, 16, 3);
   for (int e = 0; e < 2; e++) {
     whca_opts o = defaults;
     o.steps = 30;
@@ -483,19 +400,15 @@ Test(whca, runs_are_legal_and_deterministic_on_generated_maps, .timeout = 300) {
   mapf_mapgen_kind kinds[] = {MAPF_MAPGEN_RANDOM, MAPF_MAPGEN_ROOMS, MAPF_MAPGEN_MAZE};
   for (int k = 0; k < 3; k++) {
     mapf_grid *g = generated(kinds[k], 41, (uint64_t)k + 1);
-    mapf_instance *inst = NULL;
-    mapf_diag d = {0};
-    cr_assert_eq(mapf_scengen_random(g, 80, 100 + (uint64_t)k, &inst, &d), MAPF_OK, "%s",
-                 d.msg);
+    mapf_instance *inst = test_random_instance(g, 80, 100 + (uint64_t)k);
     for (int v = 0; v < 4; v++) {
-      whca_opts o = defaults;
-      o.exec = v & 1 ? MAPF_EXEC_SINGLE_PASS : MAPF_EXEC_CHAINS;
-      o.rotate = v >> 1 & 1;
-      o.steps = 600;
+      whca_opts o = variant(v, 600);
       mapf_result a, b;
       run_whca(g, inst, o, &a);
       run_whca(g, inst, o, &b);
-      assert_same_run(&a, &b);
+      char label[200];
+      snprintf(label, sizeof label, "%s variant %d", g->name, v);
+      test_assert_same_run(&a, &b, label);
       /* Mazes of two-cell corridors stay hard (BMAA* completes 0.375 of this instance);
        * elsewhere rotation completes every agent. */
       cr_assert_gt(a.completion_rate, 0.3, "%s variant %d: completion %.2f", g->name, v,
@@ -515,20 +428,15 @@ Test(whca, runs_are_legal_and_deterministic_on_generated_maps, .timeout = 300) {
 /* The same on a real map, with more agents. */
 Test(whca, runs_are_legal_and_deterministic_on_a_real_map, .timeout = 300) {
   REQUIRE_MAPS(maps);
-  char path[4200];
-  snprintf(path, sizeof path, "%s/dao/lak307d.map", maps);
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_grid_load(path, &g, &d), MAPF_OK, "%s", d.msg);
-  mapf_instance *inst = NULL;
-  cr_assert_eq(mapf_scengen_random(g, 300, 4, &inst, &d), MAPF_OK, "%s", d.msg);
+  mapf_grid *g = test_load_movingai(maps, "dao/lak307d.map");
+  mapf_instance *inst = test_random_instance(g, 300, 4);
   for (int e = 0; e < 2; e++) {
     whca_opts o = defaults;
     o.exec = e ? MAPF_EXEC_SINGLE_PASS : MAPF_EXEC_CHAINS;
     mapf_result a, b;
     run_whca(g, inst, o, &a);
     run_whca(g, inst, o, &b);
-    assert_same_run(&a, &b);
+    test_assert_same_run(&a, &b, mapf_execution_name(o.exec));
     cr_assert_eq(a.status, MAPF_STATUS_OK, "completion %.3f", a.completion_rate);
     mapf_result_clear(&a);
     mapf_result_clear(&b);
@@ -541,9 +449,7 @@ Test(whca, runs_are_legal_and_deterministic_on_a_real_map, .timeout = 300) {
  * needed: the distances, and so every move, are the same; only the work grows. */
 Test(whca, a_small_memory_budget_changes_work_not_moves, .timeout = 120) {
   mapf_grid *g = generated(MAPF_MAPGEN_ROOMS, 160, 9); /* about 6 MB of RRA* data */
-  mapf_instance *inst = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_scengen_random(g, 150, 2, &inst, &d), MAPF_OK, "%s", d.msg);
+  mapf_instance *inst = test_random_instance(g, 150, 2);
   whca_opts o = defaults;
   o.steps = 400;
   int32_t *ta[400] = {0}, *tb[400] = {0};
@@ -570,9 +476,7 @@ Test(whca, a_small_memory_budget_changes_work_not_moves, .timeout = 120) {
 
 Test(whca, expansion_budget_ends_the_run) {
   mapf_grid *g = generated(MAPF_MAPGEN_RANDOM, 48, 5);
-  mapf_instance *inst = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_scengen_random(g, 40, 11, &inst, &d), MAPF_OK, "%s", d.msg);
+  mapf_instance *inst = test_random_instance(g, 40, 11);
   whca_opts o = defaults;
   o.budget = 2000;
   mapf_result res;
@@ -592,9 +496,7 @@ Test(whca, expansion_budget_ends_the_run) {
  * (each starting its RRA*) stops close to the limit. */
 Test(whca, wall_clock_limit_stops_a_run_inside_a_step, .timeout = 60) {
   mapf_grid *g = generated(MAPF_MAPGEN_RANDOM, 256, 9);
-  mapf_instance *inst = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_scengen_random(g, 2000, 1, &inst, &d), MAPF_OK, "%s", d.msg);
+  mapf_instance *inst = test_random_instance(g, 2000, 1);
   whca_opts o = defaults;
   o.window = 64;
   o.steps = 1000000;
@@ -611,8 +513,7 @@ Test(whca, wall_clock_limit_stops_a_run_inside_a_step, .timeout = 60) {
 }
 
 Test(whca, registry_declares_the_parameters_and_refuses_replan_beyond_the_window) {
-  const mapf_algo_def *def = mapf_algo_find("whca");
-  cr_assert_not_null(def);
+  const mapf_algo_def *def = test_algo("whca");
   mapf_params p;
   mapf_params_default(def, &p);
   cr_assert_eq(p.v[mapf_param_index(def, "window")], 8);
@@ -647,9 +548,7 @@ Test(whca_cli, solve_writes_a_legal_trace_on_lak307d, .timeout = 300) {
                             "--execution single-pass --param window=4 --param wait=0.5"};
   char map[4200];
   snprintf(map, sizeof map, "%s/dao/lak307d.map", maps);
-  mapf_grid *g = NULL;
-  mapf_diag d = {0};
-  cr_assert_eq(mapf_grid_load(map, &g, &d), MAPF_OK, "%s", d.msg);
+  mapf_grid *g = test_load_grid(map);
   for (int v = 0; v < 4; v++) {
     char trace[600], out_path[600], cmd[10000];
     snprintf(trace, sizeof trace, "%s/t%d.txt", dir, v);
@@ -661,10 +560,7 @@ Test(whca_cli, solve_writes_a_legal_trace_on_lak307d, .timeout = 300) {
     int st = system(cmd);
     char *out = test_slurp_text(out_path);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "variant %d: %s", v, out);
-    int64_t steps;
-    double rate = test_check_trace(trace, g, 200, &steps);
-    cr_assert_float_eq(rate, test_metric(out, "completion_rate"), 1e-9, "variant %d", v);
-    cr_assert_eq(steps, (int64_t)test_metric(out, "steps"));
+    double rate = test_check_solve_trace(trace, out, g, 200, "variant %d", v);
     cr_assert_gt(rate, 0.95, "variant %d: completion %.2f", v, rate);
     cr_assert_eq(test_metric(out, "failed_moves"), 0, "variant %d", v);
     free(out);
