@@ -813,6 +813,13 @@ static int cmd_solve(int argc, char **argv) {
       if (mapf_instance_write_scen(inst, g, base ? base + 1 : map_path, opt, f) != MAPF_OK) {
         fprintf(stderr, "mapfarm: error: %s: cannot write\n", export_path);
         status = EXIT_BAD_INPUT;
+      } else if (inst->loops > 0) {
+        /* The format has no field for it: say so rather than lose it silently. */
+        fprintf(stderr,
+                "mapfarm: note: %s: a .scen file holds start and goal only; this patrol "
+                "instance's loops=%d is not in it (the same instance again: --generator patrol "
+                "with the same parameters and --seed)\n",
+                export_path, (int)inst->loops);
       }
     }
     if (f && fclose(f) != 0 && status == 0) {
@@ -842,6 +849,9 @@ static int cmd_solve(int argc, char **argv) {
       write_positions(tr.f, g, inst->start, inst->n);
       fprintf(tr.f, "goals=");
       write_positions(tr.f, g, inst->goal, inst->n);
+      /* Patrol (sim.h): agents go between start and goal `loops` times, so a trace that does
+       * not end on the goals is still complete. Readers that do not know the key skip it. */
+      if (inst->loops > 0) fprintf(tr.f, "loops=%d\n", (int)inst->loops);
       fprintf(tr.f, "solution=\n");
     }
     mapf_run_config cfg = {0};

@@ -102,6 +102,37 @@ Test(cli, exported_scenario_reproduces_the_instance) {
   free(err);
 }
 
+/* A patrol instance: the trace's header says how many loops the agents go (so a reader does not
+ * expect them on their goals at the end), and exporting it says on stderr that the .scen file
+ * cannot hold the loops, instead of dropping them silently; a one-way instance gets neither. */
+Test(cli, patrol_trace_names_its_loops_and_export_says_what_scen_drops) {
+  char *out, *err, scen[512], trace[512], map[512];
+  snprintf(scen, sizeof scen, "%s/patrol.scen", tmpdir);
+  snprintf(trace, sizeof trace, "%s/patrol.txt", tmpdir);
+  snprintf(map, sizeof map, "%s/tests/data/maps/tiny.map", MAPFARM_SOURCE_DIR);
+  cr_assert_eq(mapfarm(&out, &err,
+                       "solve --map '%s' --generator patrol --generator-param loops=3 --agents 4 "
+                       "--seed 5 --algo bmaa --steps 40 --trace '%s' --export-scen '%s'",
+                       map, trace, scen), 0, "%s", err);
+  char *tr = test_slurp_text(trace);
+  cr_assert(strstr(tr, "\ngoals=") && strstr(tr, "\nloops=3\nsolution=\n"), "%.300s", tr);
+  cr_assert(strstr(err, "patrol.scen: a .scen file holds start and goal only; this patrol "
+                        "instance's loops=3 is not in it"), "%s", err);
+  free(tr);
+  free(out);
+  free(err);
+  cr_assert_eq(mapfarm(&out, &err,
+                       "solve --map '%s' --generator random --agents 4 --seed 5 --algo bmaa "
+                       "--steps 40 --trace '%s' --export-scen '%s'", map, trace, scen), 0, "%s",
+               err);
+  tr = test_slurp_text(trace);
+  cr_assert_null(strstr(tr, "loops="), "%.300s", tr);
+  cr_assert_eq(strlen(err), 0, "%s", err);
+  free(tr);
+  free(out);
+  free(err);
+}
+
 /* `solve --generator G --generator-param ... --steps 0 --export-scen` writes the instance only:
  * swap-sides on the horizontal axis sends the first half of the agents left to right and the
  * rest back, and the same seed gives the same file. */
