@@ -11,8 +11,8 @@
  *     the grid (A*-Replan), ignoring other agents (slide 7). Equal f-values favour straighter
  *     paths (slide 11). Choice: the open list is ordered by lowest f, then fewest direction
  *     changes so far, then highest g, then first in first out; a cell's label is (g, turns), so
- *     a path that reaches an open cell with equal g (within 1e-9) and fewer turns replaces its
- *     parent. Turns are counted per cell, not per (cell, heading), so "fewest" is a strong
+ *     a path that reaches an open cell with equal g and fewer turns replaces its parent (costs
+ *     are exact pairs, search_int.h). Turns are counted per cell, not per (cell, heading), so "fewest" is a strong
  *     preference, not a guarantee; costs stay optimal.
  *  2. Time. Positions are those at the end of a step; an agent's reservations are (cell, t) for
  *     t = T+1 .. H, always the next cells of its path (H - T <= k, the `reservation`
@@ -102,7 +102,6 @@
 #define FAR__ESCAPE_NODES 256
 #define FAR__ESCAPE_PATH 64
 #define FAR__NO_ESCAPE INT32_MAX
-#define FAR__EPS 1e-9
 #define FAR__RING 128 /* > k + 1 steps of reservations ahead */
 
 /* Per-step state of an agent in the reservation phase (rule 5). */
@@ -127,16 +126,23 @@ typedef struct far_res {
   int32_t next; /* index + 1 of the next entry of the cell, 0 at the end */
 } far_res;
 
+/* A search's record of a cell (rule 1), 24 bytes. Costs are exact pairs a + b sqrt(2)
+ * (search_int.h), so equal costs compare equal without the epsilon that sums of doubles need. */
 typedef struct far_node {
-  double g;
-  int32_t parent, heap, turns;
-  uint32_t gen;
-  int8_t dir; /* direction of the move into the cell; -1 at the start */
+  mapf__cost2 g;
+  uint32_t gen;  /* F->gen: open in this search; F->gen + 1: closed; anything else: not seen */
+  int32_t turns; /* direction changes on the way from the start */
+  int32_t heap;  /* its entry's index in the heap while open */
+  uint32_t dir;  /* direction of the move into the cell (MAPF__NO_PARENT at the start) */
 } far_node;
 
+/* An open-list entry in rule 1's order: f, then turns, then g (highest first), then first in.
+ * f and g are integer keys that order exactly as the costs do (mapf__cost_key); turns and g
+ * share one word, turns above (counts of 2^19 or more, on paths of half a million moves, tie as
+ * equal). */
 typedef struct far_entry {
-  double f, g;
-  int32_t turns;
+  uint64_t f;
+  uint64_t turns_g; /* min(turns, 2^19 - 1) << 45 | (MAPF__KEY_MAX - key of g) */
   uint32_t seq;
   int32_t id;
 } far_entry;
@@ -331,23 +337,24 @@ static int set_path(far *F, int32_t a, const int32_t *path, int32_t len) {
 
 /* ---- Search (rules 1 and 8) ---------------------------------------------------------------- */
 
-/* Rule 1's order: lowest f, fewest turns, highest g, first in first out. */
+/* Rule 1's order: lowest f, fewest turns, highest g, first in first out, without branches (the
+ * outcome of a heap comparison is a coin toss for the branch predictor). */
 static inline int entry_before(const far_entry *x, const far_entry *y) {
-  if (x->f < y->f - FAR__EPS) return 1;
-  if (x->f > y->f + FAR__EPS) return 0;
-  if (x->turns != y->turns) return x->turns < y->turns;
-  if (x->g > y->g + FAR__EPS) return 1;
-  if (x->g < y->g - FAR__EPS) return 0;
-  return x->seq < y->seq;
+  return (x->f < y->f) |
+         ((x->f == y->f) & ((x->turns_g < y->turns_g) |
+                            ((x->turns_g == y->turns_g) & (x->seq < y->seq))));
 }
 
+/* The open list is a binary heap whose entries know their cells and cells their entries, so a
+ * relabelled open cell's entry moves up in place. (Dropping stale entries instead, as
+ * search_int.h does, doubled the pops on open maps, where equal-cost paths with fewer turns
+ * relabel cells often.) */
 static inline void heap_set(far *F, int32_t i, far_entry e) {
   F->heap[i] = e;
   F->node[e.id].heap = i;
 }
 
-static void heap_up(far *F, int32_t i) {
-  far_entry e = F->heap[i];
+static void heap_up(far *F, int32_t i, far_entry e) {
   while (i > 0) {
     int32_t p = (i - 1) >> 1;
     if (!entry_before(&e, &F->heap[p])) break;
@@ -357,12 +364,12 @@ static void heap_up(far *F, int32_t i) {
   heap_set(F, i, e);
 }
 
-static void heap_down(far *F, int32_t i) {
-  far_entry e = F->heap[i];
+static void heap_down(far *F, int32_t i, far_entry e) {
+  int32_t n = F->heap_len;
   for (;;) {
     int32_t c = 2 * i + 1;
-    if (c >= F->heap_len) break;
-    if (c + 1 < F->heap_len && entry_before(&F->heap[c + 1], &F->heap[c])) c++;
+    if (c >= n) break;
+    if (c + 1 < n) c += entry_before(&F->heap[c + 1], &F->heap[c]);
     if (!entry_before(&F->heap[c], &e)) break;
     heap_set(F, i, F->heap[c]);
     i = c;
@@ -370,39 +377,42 @@ static void heap_down(far *F, int32_t i) {
   heap_set(F, i, e);
 }
 
-static int heap_push(far *F, int32_t id, double g, double f, int32_t turns) {
+#define FAR__TURNS_MAX ((1u << 19) - 1u)
+
+/* The cell a record was reached from, or -1 at the start. */
+static inline int32_t node_parent(const far *F, const mapf_grid *g, int32_t c) {
+  uint32_t d = F->node[c].dir;
+  return d == MAPF__NO_PARENT ? -1 : c - g->offset[d];
+}
+
+/* Opens id with cost g, f = g + h, turns and the direction of the move into it: new, or open
+ * with a worse label (the caller has checked; its entry moves up). Returns -1 when out of
+ * memory. */
+static int open_push(far *F, int32_t id, mapf__cost2 g, mapf__cost2 f, int32_t turns, int dir) {
   far_node *nd = &F->node[id];
-  far_entry e = {f, g, turns, F->seq++, id};
-  if (nd->heap >= 0) {
-    heap_set(F, nd->heap, e);
-    heap_up(F, nd->heap);
-    return 0;
+  int32_t i;
+  if (nd->gen == F->gen) {
+    i = nd->heap;
+  } else {
+    if (F->heap_len == F->heap_cap) {
+      int32_t cap = F->heap_cap ? 2 * F->heap_cap : 1024;
+      far_entry *h = realloc(F->heap, (size_t)cap * sizeof *h);
+      if (!h) return -1;
+      F->heap = h;
+      F->heap_cap = cap;
+    }
+    i = F->heap_len++;
   }
-  if (F->heap_len == F->heap_cap) {
-    int32_t cap = F->heap_cap ? 2 * F->heap_cap : 1024;
-    far_entry *h = realloc(F->heap, (size_t)cap * sizeof *h);
-    if (!h) return -1;
-    F->heap = h;
-    F->heap_cap = cap;
-  }
-  int32_t i = F->heap_len++;
-  F->heap[i] = e;
-  nd->heap = i;
-  heap_up(F, i);
+  uint64_t t = (uint32_t)turns < FAR__TURNS_MAX ? (uint32_t)turns : FAR__TURNS_MAX;
+  far_entry e = {mapf__cost_key(f), t << MAPF__KEY_BITS | (MAPF__KEY_MAX - mapf__cost_key(g)),
+                 F->seq++, id};
+  nd->g = g;
+  nd->gen = F->gen;
+  nd->turns = turns;
+  nd->dir = (uint32_t)dir;
+  heap_up(F, i, e);
   return 0;
 }
-
-static far_entry heap_pop(far *F) {
-  far_entry top = F->heap[0];
-  F->node[top.id].heap = -1;
-  if (--F->heap_len > 0) {
-    heap_set(F, 0, F->heap[F->heap_len]);
-    heap_down(F, 0);
-  }
-  return top;
-}
-
-enum { HEAP_CLOSED = -3, HEAP_NONE = -1 };
 
 /* A* for agent a from its cell to goal (or, with targets, to any cell stamped in F->target),
  * with heuristic toward goal, avoiding stamped obstacles when `avoid`, expanding at most
@@ -412,50 +422,55 @@ static int32_t far_search(far *F, mapf__sim *sim, int32_t a, int32_t goal, int t
                           int avoid, int64_t budget) {
   const mapf_grid *g = sim->grid;
   int32_t start = sim->pos[a];
-  if (++F->gen == 0) {
+  /* Stamps go up by 2 per search (F->gen open, F->gen + 1 closed); 0 and 1 never mark a
+   * record, so the zeroed array is "not seen"; once every 2^31 searches it is cleared. */
+  F->gen += 2;
+  if (F->gen < 2) {
     memset(F->node, 0, (size_t)g->ncells * sizeof *F->node);
-    F->gen = 1;
+    F->gen = 2;
   }
+  const uint32_t open_gen = F->gen, closed_gen = F->gen + 1u;
   F->heap_len = 0;
   F->seq = 0;
   far_node *nd = F->node;
   int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
-  nd[start] = (far_node){0, -1, HEAP_NONE, 0, F->gen, -1};
   int32_t found = -1;
   int64_t exp = 0;
-  if (heap_push(F, start, 0, mapf_octile(g, start, goal), 0) < 0) return -1;
+  mapf__cost2 zero = {0, 0};
+  if (open_push(F, start, zero,
+                mapf__octile2(mapf_grid_x(g, start), mapf_grid_y(g, start), gx, gy), 0,
+                MAPF__NO_PARENT) < 0)
+    return -1;
   while (F->heap_len > 0) {
-    int32_t top = F->heap[0].id;
-    if (targets ? F->target[top] == F->target_stamp : top == goal) {
-      found = top;
+    int32_t u = F->heap[0].id;
+    if (targets ? F->target[u] == F->target_stamp : u == goal) {
+      found = u;
       break;
     }
     if (budget > 0 && exp >= budget) break;
-    far_entry e = heap_pop(F);
-    int32_t u = e.id;
-    nd[u].heap = HEAP_CLOSED;
+    nd[u].gen = closed_gen;
+    if (--F->heap_len > 0) heap_down(F, 0, F->heap[F->heap_len]);
     exp++;
     int32_t ux = u % g->width, uy = u / g->width;
-    uint8_t m = F->moves[u];
-    for (int d = 0; d < 8; d++) {
-      if (!(m >> d & 1)) continue;
+    mapf__cost2 gu = nd[u].g;
+    int32_t tu = nd[u].turns;
+    uint32_t du = nd[u].dir;
+    for (unsigned m = F->moves[u]; m; m &= m - 1) {
+      int d = __builtin_ctz(m);
       int32_t v = u + g->offset[d];
+      uint32_t vg = nd[v].gen;
+      if (vg == closed_gen) continue;
       if (avoid && v != goal && F->obstacle[v] == F->obstacle_stamp) continue;
-      double ng = e.g + mapf_dir_cost[d];
-      int32_t nt = nd[u].turns + (nd[u].dir >= 0 && nd[u].dir != d);
-      if (nd[v].gen == F->gen) {
-        if (nd[v].heap == HEAP_CLOSED || ng > nd[v].g + FAR__EPS) continue;
-        if (ng >= nd[v].g - FAR__EPS && nt >= nd[v].turns) continue;
-      } else {
-        nd[v].gen = F->gen;
-        nd[v].heap = HEAP_NONE;
+      mapf__cost2 ng = {gu.a + (d < 4), gu.b + (d >= 4)};
+      int32_t nt = tu + (du != MAPF__NO_PARENT && du != (uint32_t)d);
+      if (vg == open_gen) {
+        double had = mapf__cost_of(nd[v].g), now = mapf__cost_of(ng);
+        if (now > had) continue;
+        if (now >= had && nt >= nd[v].turns) continue;
       }
-      nd[v].g = ng;
-      nd[v].parent = u;
-      nd[v].turns = nt;
-      nd[v].dir = (int8_t)d;
-      double h = mapf_octile_xy(ux + mapf_dir_dx[d], uy + mapf_dir_dy[d], gx, gy);
-      if (heap_push(F, v, ng, ng + h, nt) < 0) return -1;
+      mapf__cost2 h = mapf__octile2(ux + mapf_dir_dx[d], uy + mapf_dir_dy[d], gx, gy);
+      mapf__cost2 f = {ng.a + h.a, ng.b + h.b};
+      if (open_push(F, v, ng, f, nt, d) < 0) return -1;
     }
   }
   sim->expansions += exp;
@@ -463,7 +478,7 @@ static int32_t far_search(far *F, mapf__sim *sim, int32_t a, int32_t goal, int t
   sim->agent[a].searches++;
   if (found < 0) return 0;
   int32_t len = 0;
-  for (int32_t c = found; c != -1; c = nd[c].parent) len++;
+  for (int32_t c = found; c != -1; c = node_parent(F, g, c)) len++;
   if (len > F->tmp_cap) {
     int32_t cap = F->tmp_cap ? F->tmp_cap : 256;
     while (cap < len) cap *= 2;
@@ -473,7 +488,7 @@ static int32_t far_search(far *F, mapf__sim *sim, int32_t a, int32_t goal, int t
     F->tmp_cap = cap;
   }
   int32_t i = len;
-  for (int32_t c = found; c != -1; c = nd[c].parent) F->tmp[--i] = c;
+  for (int32_t c = found; c != -1; c = node_parent(F, g, c)) F->tmp[--i] = c;
   return len;
 }
 
