@@ -12,8 +12,8 @@
  *     paths (slide 11). Choice: the open list is ordered by lowest f, then fewest direction
  *     changes so far, then highest g, then first in first out; a cell's label is (g, turns), so
  *     a path that reaches an open cell with equal g and fewer turns replaces its parent (costs
- *     are exact pairs, search_int.h). Turns are counted per cell, not per (cell, heading), so "fewest" is a strong
- *     preference, not a guarantee; costs stay optimal.
+ *     are exact pairs, search_int.h). Turns are counted per cell, not per (cell, heading), so
+ *     "fewest" is a strong preference, not a guarantee; costs stay optimal.
  *  2. Time. Positions are those at the end of a step; an agent's reservations are (cell, t) for
  *     t = T+1 .. H, always the next cells of its path (H - T <= k, the `reservation`
  *     parameter; slide 11, seed 001 Sec. V: k = 3). From H on the agent is taken to stay on its

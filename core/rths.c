@@ -142,8 +142,8 @@ typedef struct nb {
 
 /* L(n) of the agent with table m and goal (gx, gy): the legal moves from n to cells not pruned,
  * in direction order. Returns |L| (<= 8). */
-static int neighbourhood(const mapf_grid *g, const mapf__cellmap *m, int32_t n, int32_t gx, int32_t gy,
-                         nb *L) {
+static int neighbourhood(const mapf_grid *g, const mapf__cellmap *m, int32_t n, int32_t gx,
+                         int32_t gy, nb *L) {
   int k = 0;
   int32_t x = mapf_grid_x(g, n), y = mapf_grid_y(g, n);
   for (unsigned mv = g->moves[n]; mv; mv &= mv - 1) {

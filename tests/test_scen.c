@@ -404,14 +404,16 @@ Test(scengen, different_seeds_give_different_instances) {
 }
 
 Test(scengen, fills_every_cell_of_an_open_map_with_a_derangement) {
-  mapf_grid *g = test_parse_grid("type octile\nheight 4\nwidth 4\nmap\n....\n....\n....\n....\n", "o.map");
+  mapf_grid *g =
+      test_parse_grid("type octile\nheight 4\nwidth 4\nmap\n....\n....\n....\n....\n", "o.map");
   check_seeds(g, 16, 2000, -1);
   mapf_grid_free(g);
 }
 
 Test(scengen, fills_every_usable_cell_of_several_components) {
   /* Components of sizes 2, 1 (unusable), 2 and 2 (a column): 6 usable cells. */
-  mapf_grid *g = test_parse_grid("type octile\nheight 2\nwidth 9\nmap\n..@.@..@.\n@@@@@@@@.\n", "gaps.map");
+  mapf_grid *g =
+      test_parse_grid("type octile\nheight 2\nwidth 9\nmap\n..@.@..@.\n@@@@@@@@.\n", "gaps.map");
   check_seeds(g, 6, 2000, 3); /* cell 3 is the one-cell component */
   mapf_instance *inst = NULL;
   mapf_diag d;
