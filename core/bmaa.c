@@ -129,8 +129,8 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   int64_t exp = 0;
   while (mapf__open_first(s)) {
     /* Line 8: stop when First() is the goal or the expansion budget is spent. */
-    if (s->heap[0].id == goal || exp >= b->expansions) break;
-    int32_t u = mapf__open_pop(s).id;
+    if (mapf__open_first_id(s) == goal || exp >= b->expansions) break;
+    int32_t u = mapf__open_pop(s);
     if (mapf__closed_add(s, u) < 0) return -1;
     int32_t ux = u % g->width, uy = u / g->width;
     mapf__cost2 gu = nd[u].g;
@@ -170,7 +170,7 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   if (!mapf__open_first(s)) return 0; /* enclosed: no prefix, the agent waits (Alg. 3 line 4) */
 
   /* Alg. 4: h(n) = f(First) - g(n) for every closed n, with f(First) = g + h of First. */
-  int32_t first = s->heap[0].id;
+  int32_t first = mapf__open_first_id(s);
   mapf__cost2 gf = nd[first].g;
   mapf__cost2 hf = h_of(ag, first, mapf_grid_x(g, first), mapf_grid_y(g, first), gx, gy);
   mapf__cost2 f = {gf.a + hf.a, gf.b + hf.b};

@@ -30,6 +30,7 @@ int mapf__search_begin(mapf__search *s, int32_t ncells) {
 void mapf__search_free(mapf__search *s) {
   free(s->node);
   free(s->heap);
+  free(s->ids);
   free(s->closed);
   memset(s, 0, sizeof *s);
 }
