@@ -11,7 +11,7 @@ SAN_BUILD ?= build-san
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PLAN ?= configs/quick.yaml
 DB ?= results.db
-PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev libcriterion-dev libpng-dev pkg-config util-linux bc time gnuplot-nox
+PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev sqlite3 libcriterion-dev libpng-dev pkg-config util-linux bc time gnuplot-nox
 
 .PHONY: all deps build run test sanitize bench clean
 
