@@ -173,8 +173,9 @@ static inline int mapf__open_push(mapf__search *s, int32_t id, mapf__cost2 g, ma
   if (s->seq == (uint32_t)s->heap_cap) {
     int32_t cap = s->heap_cap ? s->heap_cap * 2 : 1024;
     mapf__entry *h = realloc(s->heap, (size_t)cap * sizeof *h);
-    if (h) s->heap = h;
-    int32_t *ids = h ? realloc(s->ids, (size_t)cap * sizeof *ids) : NULL;
+    if (!h) return -1;
+    s->heap = h;
+    int32_t *ids = realloc(s->ids, (size_t)cap * sizeof *ids);
     if (!ids) return -1;
     s->ids = ids;
     s->heap_cap = cap;
@@ -184,7 +185,7 @@ static inline int mapf__open_push(mapf__search *s, int32_t id, mapf__cost2 g, ma
   s->ids[seq] = id;
   nd->g = g;
   nd->gen = s->gen;
-  nd->link = (seq & 0x0fffffffu) << 4 | (uint32_t)dir;
+  nd->link = (seq & (uint32_t)MAPF__SEQ_MASK) << 4 | (uint32_t)dir;
   mapf__heap_up(s->heap, s->heap_len++, mapf__entry_make(f, g, seq));
   return 0;
 }
