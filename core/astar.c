@@ -35,12 +35,10 @@
 #define BQ_N 256                             /* buckets in the ring */
 #define BQ_OFFSET_MASK ((1ull << BQ_SHIFT) - 1) /* f's offset in its slice */
 
-/* (sqrt(2) - 1) 2^64, rounded down, whole and in two halves; and (sqrt(2) - 1) 2^50, rounded
- * down. */
+/* (sqrt(2) - 1) 2^64, rounded down, whole and in two halves. */
 #define BQ_R 0x6a09e667f3bcc908ull
 #define BQ_R_HI 0x6a09e667ull
 #define BQ_R_LO 0xf3bcc908ull
-#define BQ_R50 0x1a827999fcef3ull
 
 /* The key of a + b sqrt(2) for 0 <= a, b < 2^31: (a + b) 2^32 + floor(b (sqrt(2) - 1) 2^32),
  * less than 2 units too low (one 64 x 64 -> 128-bit multiplication where the compiler has one,
@@ -55,17 +53,8 @@ static inline uint64_t bq_key(int32_t a, int32_t b) {
 #endif
 }
 
-/* The key of an octile distance p + q sqrt(2) (p + q < 2^14, the map's longer side) at 2^-18:
- * (p + q) 2^18 + floor(q (sqrt(2) - 1) 2^18), less than 2 units too low, below 2^33. Two
- * different distances differ by at least 1 / (2 sqrt(2) 2^14 + 1) > 5 units, so these keys
- * order them exactly. */
-static inline uint64_t bq_hkey(mapf__cost2 h) {
-  uint64_t p = (uint32_t)h.a, q = (uint32_t)h.b;
-  return ((p + q) << 18) + ((q * BQ_R50) >> 32);
-}
-
 typedef struct bq_entry {
-  uint64_t k;   /* f's offset in its slice << 33 | bq_hkey(h) */
+  uint64_t k;   /* f's offset in its slice << 33 | mapf__octile_key(h) */
   uint32_t seq; /* insertion order */
   int32_t id;
 } bq_entry;
@@ -319,7 +308,7 @@ int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goa
   nd[start].gen = open_gen;
   nd[start].seq = seq;
   uint64_t kf0 = bq_key(h0.a, h0.b);
-  bq_entry e0 = {(kf0 & BQ_OFFSET_MASK) << 33 | bq_hkey(h0), seq++,
+  bq_entry e0 = {(kf0 & BQ_OFFSET_MASK) << MAPF__HKEY_BITS | mapf__octile_key(h0), seq++,
                  start | MAPF__NO_PARENT << BQ_DIR_SHIFT};
   int rc = bq_add(a, (int32_t)(kf0 >> BQ_SHIFT) & (BQ_N - 1), e0);
   int found = 0;
@@ -354,7 +343,8 @@ int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goa
       mapf__cost2 ng = {gu.a + 1 - (DIAG), gu.b + (DIAG)};                                 \
       mapf__cost2 h = mapf__octile2(ux + (DX), uy + (DY), gx, gy);                         \
       uint64_t kf = bq_key(ng.a + h.a, ng.b + h.b);                                        \
-      bq_entry e = {(kf & BQ_OFFSET_MASK) << 33 | bq_hkey(h), seq, v | (D) << BQ_DIR_SHIFT}; \
+      bq_entry e = {(kf & BQ_OFFSET_MASK) << MAPF__HKEY_BITS | mapf__octile_key(h), seq,      \
+                    v | (D) << BQ_DIR_SHIFT};                                                \
       w->g = ng;                                                                           \
       w->gen = open_gen;                                                                   \
       w->seq = seq++;                                                                      \

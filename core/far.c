@@ -136,16 +136,19 @@ typedef struct far_node {
   uint32_t dir;  /* direction of the move into the cell (MAPF__NO_PARENT at the start) */
 } far_node;
 
-/* An open-list entry in rule 1's order: f, then turns, then g (highest first), then first in.
- * f and g are integer keys that order exactly as the costs do (mapf__cost_key); turns and g
- * share one word, turns above (counts of 2^19 or more, on paths of half a million moves, tie as
- * equal). */
-typedef struct far_entry {
-  uint64_t f;
-  uint64_t turns_g; /* min(turns, 2^19 - 1) << 45 | (MAPF__KEY_MAX - key of g) */
-  uint32_t seq;
-  int32_t id;
-} far_entry;
+/* An open-list entry in rule 1's order: one unsigned 128-bit integer (as in search_int.h), so a
+ * heap comparison is one integer comparison. From the top: 2 zero bits, the key of f (45 bits,
+ * mapf__cost_key), the turns (19; counts of 2^19 or more, on paths of half a million moves, tie
+ * as equal), the key of h (33, mapf__octile_key: with f equal, a higher g is a lower h, and h is
+ * the octile distance), the insertion number (29: a search pushes at most 8 entries per cell, and
+ * a grid has at most 2^26 cells). The cell is in the parallel array F->heap_id. */
+__extension__ typedef unsigned __int128 far_entry;
+
+#define FAR__SEQ_BITS 29
+#define FAR__SEQ_MASK ((1u << FAR__SEQ_BITS) - 1u)
+#define FAR__TURNS_BITS 19
+#define FAR__TURNS_MAX ((1u << FAR__TURNS_BITS) - 1u)
+#define FAR__F_SHIFT (FAR__TURNS_BITS + MAPF__HKEY_BITS + FAR__SEQ_BITS)
 
 typedef struct far_bfs {
   int32_t cell, first, depth; /* first: the first step on the way to cell */
@@ -172,6 +175,7 @@ typedef struct far {
   /* Searches (rules 1 and 8). */
   far_node *node;
   far_entry *heap;
+  int32_t *heap_id;    /* heap_id[i]: the cell of heap[i] */
   int32_t heap_len, heap_cap;
   uint32_t gen, seq;
   uint32_t *target, target_stamp;   /* per-cell marks: the cells a local repair may rejoin,
@@ -337,47 +341,38 @@ static int set_path(far *F, int32_t a, const int32_t *path, int32_t len) {
 
 /* ---- Search (rules 1 and 8) ---------------------------------------------------------------- */
 
-/* Rule 1's order: lowest f, fewest turns, highest g, first in first out, without branches (the
- * outcome of a heap comparison is a coin toss for the branch predictor). */
-static inline int entry_before(const far_entry *x, const far_entry *y) {
-  return (x->f < y->f) |
-         ((x->f == y->f) & ((x->turns_g < y->turns_g) |
-                            ((x->turns_g == y->turns_g) & (x->seq < y->seq))));
-}
-
 /* The open list is a binary heap whose entries know their cells and cells their entries, so a
  * relabelled open cell's entry moves up in place. (Dropping stale entries instead, as
  * search_int.h does, doubled the pops on open maps, where equal-cost paths with fewer turns
  * relabel cells often.) */
-static inline void heap_set(far *F, int32_t i, far_entry e) {
+static inline void heap_set(far *F, int32_t i, far_entry e, int32_t id) {
   F->heap[i] = e;
-  F->node[e.id].heap = i;
+  F->heap_id[i] = id;
+  F->node[id].heap = i;
 }
 
-static void heap_up(far *F, int32_t i, far_entry e) {
+static void heap_up(far *F, int32_t i, far_entry e, int32_t id) {
   while (i > 0) {
     int32_t p = (i - 1) >> 1;
-    if (!entry_before(&e, &F->heap[p])) break;
-    heap_set(F, i, F->heap[p]);
+    if (!(e < F->heap[p])) break;
+    heap_set(F, i, F->heap[p], F->heap_id[p]);
     i = p;
   }
-  heap_set(F, i, e);
+  heap_set(F, i, e, id);
 }
 
-static void heap_down(far *F, int32_t i, far_entry e) {
+static void heap_down(far *F, int32_t i, far_entry e, int32_t id) {
   int32_t n = F->heap_len;
   for (;;) {
     int32_t c = 2 * i + 1;
     if (c >= n) break;
-    if (c + 1 < n) c += entry_before(&F->heap[c + 1], &F->heap[c]);
-    if (!entry_before(&F->heap[c], &e)) break;
-    heap_set(F, i, F->heap[c]);
+    if (c + 1 < n) c += F->heap[c + 1] < F->heap[c];
+    if (!(F->heap[c] < e)) break;
+    heap_set(F, i, F->heap[c], F->heap_id[c]);
     i = c;
   }
-  heap_set(F, i, e);
+  heap_set(F, i, e, id);
 }
-
-#define FAR__TURNS_MAX ((1u << 19) - 1u)
 
 /* The cell a record was reached from, or -1 at the start. */
 static inline int32_t node_parent(const far *F, const mapf_grid *g, int32_t c) {
@@ -388,7 +383,8 @@ static inline int32_t node_parent(const far *F, const mapf_grid *g, int32_t c) {
 /* Opens id with cost g, f = g + h, turns and the direction of the move into it: new, or open
  * with a worse label (the caller has checked; its entry moves up). Returns -1 when out of
  * memory. */
-static int open_push(far *F, int32_t id, mapf__cost2 g, mapf__cost2 f, int32_t turns, int dir) {
+static int open_push(far *F, int32_t id, mapf__cost2 g, mapf__cost2 f, mapf__cost2 h,
+                     int32_t turns, int dir) {
   far_node *nd = &F->node[id];
   int32_t i;
   if (nd->gen == F->gen) {
@@ -396,21 +392,26 @@ static int open_push(far *F, int32_t id, mapf__cost2 g, mapf__cost2 f, int32_t t
   } else {
     if (F->heap_len == F->heap_cap) {
       int32_t cap = F->heap_cap ? 2 * F->heap_cap : 1024;
-      far_entry *h = realloc(F->heap, (size_t)cap * sizeof *h);
-      if (!h) return -1;
-      F->heap = h;
+      far_entry *e = realloc(F->heap, (size_t)cap * sizeof *e);
+      if (!e) return -1;
+      F->heap = e;
+      int32_t *ids = realloc(F->heap_id, (size_t)cap * sizeof *ids);
+      if (!ids) return -1;
+      F->heap_id = ids;
       F->heap_cap = cap;
     }
     i = F->heap_len++;
   }
   uint64_t t = (uint32_t)turns < FAR__TURNS_MAX ? (uint32_t)turns : FAR__TURNS_MAX;
-  far_entry e = {mapf__cost_key(f), t << MAPF__KEY_BITS | (MAPF__KEY_MAX - mapf__cost_key(g)),
-                 F->seq++, id};
+  uint64_t seq = F->seq++ & FAR__SEQ_MASK;
+  far_entry e = (far_entry)mapf__cost_key(f) << FAR__F_SHIFT |
+                (far_entry)t << (MAPF__HKEY_BITS + FAR__SEQ_BITS) |
+                mapf__octile_key(h) << FAR__SEQ_BITS | seq;
   nd->g = g;
   nd->gen = F->gen;
   nd->turns = turns;
   nd->dir = (uint32_t)dir;
-  heap_up(F, i, e);
+  heap_up(F, i, e, id);
   return 0;
 }
 
@@ -437,19 +438,17 @@ static int32_t far_search(far *F, mapf__sim *sim, int32_t a, int32_t goal, int t
   int32_t found = -1;
   int64_t exp = 0;
   mapf__cost2 zero = {0, 0};
-  if (open_push(F, start, zero,
-                mapf__octile2(mapf_grid_x(g, start), mapf_grid_y(g, start), gx, gy), 0,
-                MAPF__NO_PARENT) < 0)
-    return -1;
+  mapf__cost2 h0 = mapf__octile2(mapf_grid_x(g, start), mapf_grid_y(g, start), gx, gy);
+  if (open_push(F, start, zero, h0, h0, 0, MAPF__NO_PARENT) < 0) return -1;
   while (F->heap_len > 0) {
-    int32_t u = F->heap[0].id;
+    int32_t u = F->heap_id[0];
     if (targets ? F->target[u] == F->target_stamp : u == goal) {
       found = u;
       break;
     }
     if (budget > 0 && exp >= budget) break;
     nd[u].gen = closed_gen;
-    if (--F->heap_len > 0) heap_down(F, 0, F->heap[F->heap_len]);
+    if (--F->heap_len > 0) heap_down(F, 0, F->heap[F->heap_len], F->heap_id[F->heap_len]);
     exp++;
     int32_t ux = u % g->width, uy = u / g->width;
     mapf__cost2 gu = nd[u].g;
@@ -470,7 +469,7 @@ static int32_t far_search(far *F, mapf__sim *sim, int32_t a, int32_t goal, int t
       }
       mapf__cost2 h = mapf__octile2(ux + mapf_dir_dx[d], uy + mapf_dir_dy[d], gx, gy);
       mapf__cost2 f = {ng.a + h.a, ng.b + h.b};
-      if (open_push(F, v, ng, f, nt, d) < 0) return -1;
+      if (open_push(F, v, ng, f, h, nt, d) < 0) return -1;
     }
   }
   sim->expansions += exp;
@@ -987,6 +986,7 @@ static void far_free(void *state) {
   free(F->walk);
   free(F->node);
   free(F->heap);
+  free(F->heap_id);
   free(F->target);
   free(F->obstacle);
   free(F->tmp);

@@ -99,6 +99,20 @@ MAPF__INLINE uint64_t mapf__cost_key(mapf__cost2 c) {
   return k > 0 ? (uint64_t)k : 0;
 }
 
+/* (sqrt(2) - 1) 2^50, rounded down. */
+#define MAPF__R50 UINT64_C(0x1a827999fcef3)
+
+/* The key of an octile distance h = p + q sqrt(2) (mapf__octile2: p + q is the larger of dx and
+ * dy, below MAPF_GRID_MAX_SIDE = 2^14) at 2^-18: (p + q) 2^18 + floor(q (sqrt(2) - 1) 2^18),
+ * less than 2 units too low and below 2^33 (MAPF__HKEY_BITS). Two different octile distances
+ * differ by at least 1 / (2 sqrt(2) 2^14 + 1) > 5 units, so these keys order them exactly, and
+ * equal distances get equal keys. Integer arithmetic only. */
+#define MAPF__HKEY_BITS 33
+MAPF__INLINE uint64_t mapf__octile_key(mapf__cost2 h) {
+  uint64_t p = (uint32_t)h.a, q = (uint32_t)h.b;
+  return ((p + q) << 18) + ((q * MAPF__R50) >> 32);
+}
+
 /* The entry for costs f and g and insertion number seq. */
 MAPF__INLINE mapf__entry mapf__entry_make(mapf__cost2 f, mapf__cost2 g, uint32_t seq) {
   uint64_t fk = mapf__cost_key(f), gc = MAPF__KEY_MAX - mapf__cost_key(g);
