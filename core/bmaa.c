@@ -50,7 +50,9 @@ typedef struct bmaa_agent {
 
 typedef struct bmaa {
   int64_t expansions, moves;
-  double vision2;     /* vision squared, compared with squared integer distances */
+  int64_t vision2;    /* vision squared, rounded down: squared distances are integers */
+  int32_t reach;      /* the largest r with r^2 <= vision2, plus 1: a cell whose row or column is
+                         farther than reach from the start has no neighbour within vision */
   int32_t n;
   bmaa_agent *a;
   int32_t *searching; /* the agents that search in this step, in index order (n entries) */
@@ -75,7 +77,12 @@ static int bmaa_init(mapf__sim *sim, void **state, mapf_diag *d) {
   b->n = sim->n;
   b->expansions = (int64_t)v[0];
   b->moves = (int64_t)v[1];
-  b->vision2 = v[2] * v[2] + 1e-9;
+  double v2 = floor(v[2] * v[2] + 1e-9);
+  b->vision2 = v2 < 0x1p62 ? (int64_t)v2 : INT64_C(1) << 62;
+  int64_t r = (int64_t)sqrt((double)b->vision2);
+  while (r * r > b->vision2) r--;
+  while ((r + 1) * (r + 1) <= b->vision2) r++;
+  b->reach = r < MAPF_GRID_MAX_SIDE ? (int32_t)r + 1 : MAPF_GRID_MAX_SIDE;
   sim->push = v[3] != 0;
   if (v[4] != 0 && !(b->flow = mapf_flow_lazy_new(sim->grid))) {
     free(b->a);
@@ -109,6 +116,23 @@ static inline mapf__cost2 h_of(const bmaa_agent *ag, int32_t c, int32_t x, int32
   return hmap_get(&ag->h, c, &v) ? v : mapf__octile2(x, y, gx, gy);
 }
 
+/* The neighbours of u in m (bits: directions) that are closed, or open with a g no higher than
+ * ng. */
+MAPF__INLINE unsigned worse_mask(const mapf__search *s, int32_t u, const int32_t *offset,
+                                 unsigned m, mapf__cost2 ng) {
+  const uint32_t open_gen = s->gen, closed_gen = s->gen + 1u;
+  const double c = mapf__cost_of(ng);
+  unsigned worse = 0;
+  for (; m; m &= m - 1) {
+    int d = __builtin_ctz(m);
+    const mapf__node *w = &s->node[u + offset[d]];
+    uint32_t wg = w->gen;
+    unsigned no = (wg == closed_gen) | ((wg == open_gen) & (mapf__cost_of(w->g) <= c));
+    worse |= no << d;
+  }
+  return worse;
+}
+
 /* Seed 001, Alg. 5 (BMAA*'s version of A*) followed by Alg. 3 lines 4-8 (RTAA*'s update of the
  * closed nodes' h-values and the new limit). Work is bounded by `expansions` node expansions.
  * Costs are exact pairs (search_int.h). Returns 0, or -1 when out of memory. */
@@ -121,7 +145,6 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
   if (mapf__search_begin(s, g->ncells) < 0) return -1;
   mapf__node *nd = s->node;
-  const uint32_t open_gen = s->gen, closed_gen = s->gen + 1u;
   mapf__cost2 zero = {0, 0};
   if (mapf__open_push(s, cur, zero, h_of(ag, cur, cx, cy, gx, gy), MAPF__NO_PARENT) < 0)
     return -1;
@@ -141,22 +164,31 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
       for (unsigned m = moves; m; m &= m - 1)
         __builtin_prefetch(
             mapf__cellmap_home(&ag->h, sizeof(hslot), u + g->offset[__builtin_ctz(m)]));
-    for (unsigned m = moves; m; m &= m - 1) {
+    /* The neighbours to open, as a mask, with the tests that skip one combined without
+     * branches: each is a coin toss for the branch predictor, and the decisions for different
+     * neighbours are independent. Skipped: a closed neighbour, or an open one with a g no
+     * higher (the cardinal moves, bits 0-3, give gu + 1, the diagonal ones gu + sqrt(2)); and
+     * lines 15-20: one within vision on which another agent stands, unless it is the goal. Only
+     * an expansion next to the vision's square around the start can see one, so the others
+     * skip that test. */
+    mapf__cost2 gc = {gu.a + 1, gu.b}, gd = {gu.a, gu.b + 1};
+    unsigned open = moves & ~(worse_mask(s, u, g->offset, moves & 15u, gc) |
+                              worse_mask(s, u, g->offset, moves & ~15u, gd));
+    int32_t rx = ux - cx, ry = uy - cy;
+    if (rx <= b->reach && -rx <= b->reach && ry <= b->reach && -ry <= b->reach) {
+      for (unsigned m = open; m; m &= m - 1) {
+        int d = __builtin_ctz(m);
+        int32_t v = u + g->offset[d], other = sim->occ[v];
+        int64_t dx = rx + mapf_dir_dx[d], dy = ry + mapf_dir_dy[d];
+        if (other >= 0 && other != i && v != goal && dx * dx + dy * dy <= b->vision2)
+          open &= ~(1u << d);
+      }
+    }
+    for (unsigned m = open; m; m &= m - 1) {
       int d = __builtin_ctz(m);
       int32_t v = u + g->offset[d];
-      /* A closed neighbour is skipped first, as the cheapest test (the order of the tests that
-       * skip a neighbour does not matter). */
-      uint32_t vg = nd[v].gen;
-      if (vg == closed_gen) continue;
       int32_t vx = ux + mapf_dir_dx[d], vy = uy + mapf_dir_dy[d];
-      /* Lines 15-20: agents within vision are obstacles unless they stand on the goal. */
-      int32_t other = sim->occ[v];
-      if (other >= 0 && other != i && v != goal) {
-        double dx = vx - cx, dy = vy - cy;
-        if (dx * dx + dy * dy <= b->vision2) continue;
-      }
       mapf__cost2 ng = {gu.a + (d < 4), gu.b + (d >= 4)};
-      if (vg == open_gen && mapf__cost_of(nd[v].g) <= mapf__cost_of(ng)) continue;
       mapf__cost2 h = h_of(ag, v, vx, vy, gx, gy);
       mapf__cost2 f = {ng.a + h.a, ng.b + h.b};
       if (mapf__open_push(s, v, ng, f, d) < 0) return -1;
