@@ -133,6 +133,15 @@ MAPF__INLINE unsigned worse_mask(const mapf__search *s, int32_t u, const int32_t
   return worse;
 }
 
+/* Alg. 5 lines 15-20 for agent i: does another agent stand on v, the neighbour in direction d
+ * of a cell at (rx, ry) from the start, within vision, and v is not the goal? */
+static inline int seen(const mapf__sim *sim, const bmaa *b, int32_t i, int32_t v, int32_t rx,
+                       int32_t ry, int d) {
+  int32_t other = sim->occ[v];
+  int64_t dx = rx + mapf_dir_dx[d], dy = ry + mapf_dir_dy[d];
+  return other >= 0 && other != i && v != sim->goal[i] && dx * dx + dy * dy <= b->vision2;
+}
+
 /* Seed 001, Alg. 5 (BMAA*'s version of A*) followed by Alg. 3 lines 4-8 (RTAA*'s update of the
  * closed nodes' h-values and the new limit). Work is bounded by `expansions` node expansions.
  * Costs are exact pairs (search_int.h). Returns 0, or -1 when out of memory. */
@@ -164,25 +173,35 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
       for (unsigned m = moves; m; m &= m - 1)
         __builtin_prefetch(
             mapf__cellmap_home(&ag->h, sizeof(hslot), u + g->offset[__builtin_ctz(m)]));
-    /* The neighbours to open, as a mask, with the tests that skip one combined without
-     * branches: each is a coin toss for the branch predictor, and the decisions for different
-     * neighbours are independent. Skipped: a closed neighbour, or an open one with a g no
-     * higher (the cardinal moves, bits 0-3, give gu + 1, the diagonal ones gu + sqrt(2)); and
-     * lines 15-20: one within vision on which another agent stands, unless it is the goal. Only
-     * an expansion next to the vision's square around the start can see one, so the others
-     * skip that test. */
-    mapf__cost2 gc = {gu.a + 1, gu.b}, gd = {gu.a, gu.b + 1};
-    unsigned open = moves & ~(worse_mask(s, u, g->offset, moves & 15u, gc) |
-                              worse_mask(s, u, g->offset, moves & ~15u, gd));
+    /* The neighbours to open (Alg. 5 lines 15-20 and A*'s own test), as a mask. Skipped: a
+     * closed neighbour; one within vision on which another agent stands, unless it is the
+     * goal; an open one with a g no higher (gu + 1 for the cardinal moves, bits 0-3, gu +
+     * sqrt(2) for the diagonal ones). The order of the tests does not matter. */
+    unsigned open = 0;
     int32_t rx = ux - cx, ry = uy - cy;
-    if (rx <= b->reach && -rx <= b->reach && ry <= b->reach && -ry <= b->reach) {
-      for (unsigned m = open; m; m &= m - 1) {
+    int near = rx <= b->reach && -rx <= b->reach && ry <= b->reach && -ry <= b->reach;
+    if (b->flow) {
+      /* The flow leaves a cell about three moves, and tests with branches are faster. */
+      for (unsigned m = moves; m; m &= m - 1) {
         int d = __builtin_ctz(m);
-        int32_t v = u + g->offset[d], other = sim->occ[v];
-        int64_t dx = rx + mapf_dir_dx[d], dy = ry + mapf_dir_dy[d];
-        if (other >= 0 && other != i && v != goal && dx * dx + dy * dy <= b->vision2)
-          open &= ~(1u << d);
+        int32_t v = u + g->offset[d];
+        uint32_t vg = nd[v].gen;
+        if (vg == s->gen + 1u || (near && seen(sim, b, i, v, rx, ry, d))) continue;
+        mapf__cost2 ng = {gu.a + (d < 4), gu.b + (d >= 4)};
+        if (vg == s->gen && mapf__cost_of(nd[v].g) <= mapf__cost_of(ng)) continue;
+        open |= 1u << d;
       }
+    } else {
+      /* On the grid, with up to eight moves, each test is a coin toss for the branch
+       * predictor: the tests are combined without branches, and only an expansion next to the
+       * vision's square around the start needs the vision test. */
+      mapf__cost2 gc = {gu.a + 1, gu.b}, gd = {gu.a, gu.b + 1};
+      open = moves & ~(worse_mask(s, u, g->offset, moves & 15u, gc) |
+                       worse_mask(s, u, g->offset, moves & ~15u, gd));
+      if (near)
+        for (unsigned m = open; m; m &= m - 1)
+          if (seen(sim, b, i, u + g->offset[__builtin_ctz(m)], rx, ry, __builtin_ctz(m)))
+            open &= ~(1u << __builtin_ctz(m));
     }
     for (unsigned m = open; m; m &= m - 1) {
       int d = __builtin_ctz(m);
