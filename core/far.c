@@ -361,17 +361,24 @@ static void heap_up(far *F, int32_t i, far_entry e, int32_t id) {
   heap_set(F, i, e, id);
 }
 
-static void heap_down(far *F, int32_t i, far_entry e, int32_t id) {
+/* Removes the root (F->heap_len entries are left, and the old last one is at heap_len), as
+ * mapf__heap_pop does: the hole goes down to a leaf along the smaller children, without a
+ * branch on where to stop, and the old last entry goes up from there. */
+static void heap_pop(far *F) {
   int32_t n = F->heap_len;
-  for (;;) {
-    int32_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n) c += F->heap[c + 1] < F->heap[c];
-    if (!(F->heap[c] < e)) break;
+  if (n == 0) return;
+  far_entry e = F->heap[n];
+  int32_t id = F->heap_id[n], i = 0, c;
+  while ((c = 2 * i + 2) < n) {
+    c -= F->heap[c - 1] < F->heap[c];
     heap_set(F, i, F->heap[c], F->heap_id[c]);
     i = c;
   }
-  heap_set(F, i, e, id);
+  if (c == n) { /* a left child only */
+    heap_set(F, i, F->heap[n - 1], F->heap_id[n - 1]);
+    i = n - 1;
+  }
+  heap_up(F, i, e, id);
 }
 
 /* The cell a record was reached from, or -1 at the start. */
@@ -448,7 +455,8 @@ static int32_t far_search(far *F, mapf__sim *sim, int32_t a, int32_t goal, int t
     }
     if (budget > 0 && exp >= budget) break;
     nd[u].gen = closed_gen;
-    if (--F->heap_len > 0) heap_down(F, 0, F->heap[F->heap_len], F->heap_id[F->heap_len]);
+    F->heap_len--;
+    heap_pop(F);
     exp++;
     int32_t ux = u % g->width, uy = u / g->width;
     mapf__cost2 gu = nd[u].g;
