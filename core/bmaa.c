@@ -56,10 +56,9 @@ typedef struct bmaa {
   int32_t n;
   bmaa_agent *a;
   int32_t *searching; /* the agents that search in this step, in index order (n entries) */
-  /* The moves searched: FAR's flow annotation (flow.c, built once per grid and shared, as for
-   * FAR) or the grid's. */
-  const uint8_t *graph;
-  int flow;
+  /* flow: true: FAR's flow annotation, "generated the first time the node is processed and
+   * then cached" (seed 001 Sec. IV-C), per run; NULL: the plain grid. */
+  mapf_flow_lazy *flow;
 } bmaa;
 
 static int bmaa_init(mapf__sim *sim, void **state, mapf_diag *d) {
@@ -85,10 +84,7 @@ static int bmaa_init(mapf__sim *sim, void **state, mapf_diag *d) {
   while ((r + 1) * (r + 1) <= b->vision2) r++;
   b->reach = r < MAPF_GRID_MAX_SIDE ? (int32_t)r + 1 : MAPF_GRID_MAX_SIDE;
   sim->push = v[3] != 0;
-  b->flow = v[4] != 0;
-  const mapf_flow *fl = b->flow ? mapf_grid_flow(sim->grid) : NULL;
-  b->graph = fl ? mapf_flow_moves(fl) : sim->grid->moves;
-  if (b->flow && !fl) {
+  if (v[4] != 0 && !(b->flow = mapf_flow_lazy_new(sim->grid))) {
     free(b->a);
     free(b->searching);
     free(b);
@@ -108,6 +104,7 @@ static void bmaa_free(void *state) {
   }
   free(b->a);
   free(b->searching);
+  mapf_flow_lazy_free(b->flow);
   free(b);
 }
 
@@ -170,7 +167,7 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
     int32_t ux = u % g->width, uy = u / g->width;
     mapf__cost2 gu = nd[u].g;
     /* Alg. 5 line 14: GetNeighbors(flow). */
-    unsigned moves = b->graph[u];
+    unsigned moves = b->flow ? mapf_flow_lazy_moves(b->flow, u) : g->moves[u];
     /* Start loading the neighbours' learned h-values before the tests that need them. */
     if (ag->h.cap > 0)
       for (unsigned m = moves; m; m &= m - 1)
