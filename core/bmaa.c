@@ -254,11 +254,20 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
  * search that waits for each of them in turn is several times slower. */
 static void bmaa_prefetch(const mapf__sim *sim, const bmaa *b, int32_t j) {
   const mapf__cellmap *h = &b->a[j].h;
-  int32_t p = sim->pos[j], w = sim->grid->width;
+  int32_t p = sim->pos[j], w = sim->grid->width, last = sim->grid->ncells - 1;
   if (h->cap > 0)
     for (int32_t dy = -2; dy <= 2; dy++)
       for (int32_t dx = -4; dx <= 4; dx += 4)
         __builtin_prefetch(mapf__cellmap_home(h, sizeof(hslot), p + dy * w + dx));
+  /* And the search's node records around the start (16 bytes each, four to a cache line): a
+   * map's records do not fit in L2. */
+  const mapf__node *nd = sim->search->node;
+  if (nd && sim->search->ncells > last)
+    for (int32_t dy = -3; dy <= 3; dy++)
+      for (int32_t dx = -4; dx <= 4; dx += 4) {
+        int32_t c = p + dy * w + dx;
+        __builtin_prefetch(&nd[c < 0 ? 0 : c > last ? last : c]);
+      }
 }
 
 /* Alg. 3 for every agent, then its next cell. First every agent follows its prefix and those
