@@ -259,8 +259,9 @@ static void bmaa_prefetch(const mapf__sim *sim, const bmaa *b, int32_t j) {
     for (int32_t dy = -2; dy <= 2; dy++)
       for (int32_t dx = -4; dx <= 4; dx += 4)
         __builtin_prefetch(mapf__cellmap_home(h, sizeof(hslot), p + dy * w + dx));
-  /* And the search's node records around the start (16 bytes each, four to a cache line): a
-   * map's records do not fit in L2. */
+  /* And the search's node records around the start (16 bytes each, four to a cache line), and
+   * the occupancy of the start's neighbours (the vision test): a map's records do not fit in
+   * L2. */
   const mapf__node *nd = sim->search->node;
   if (nd && sim->search->ncells > last)
     for (int32_t dy = -3; dy <= 3; dy++)
@@ -268,6 +269,10 @@ static void bmaa_prefetch(const mapf__sim *sim, const bmaa *b, int32_t j) {
         int32_t c = p + dy * w + dx;
         __builtin_prefetch(&nd[c < 0 ? 0 : c > last ? last : c]);
       }
+  for (int32_t dy = -1; dy <= 1; dy++) {
+    int32_t c = p + dy * w;
+    __builtin_prefetch(&sim->occ[c < 0 ? 0 : c > last ? last : c]);
+  }
 }
 
 /* Alg. 3 for every agent, then its next cell. First every agent follows its prefix and those
