@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# bench-ab.sh: two mapfarm builds on the same jobs, one right after the other, so that a code
-# change can be told from the machine's speed (on a shared host that speed changes by 1.5x
-# within an hour, docs/reproduction.md, The full plan). Prints each run's wall time, the job
-# time of each label under both builds and their ratio, and whether every job's results agree.
+# bench-ab.sh: two mapfarm builds on the same jobs, one after the other or (--paired) side by side,
+# so that a code change can be told from the machine's speed (on a shared host that speed changes
+# by 1.5x within an hour, docs/reproduction.md, The full plan). Prints each run's wall time, the
+# job time of each label under both builds and their ratio, and whether every job's results agree.
 #
-#   tools/bench-ab.sh OLD_BIN NEW_BIN [PLAN] [SHARD] [ROUNDS]
+#   tools/bench-ab.sh [--paired] OLD_BIN NEW_BIN [PLAN] [SHARD] [ROUNDS]
 #   MAPFARM_MAPS=../shared/movingai tools/bench-ab.sh old/mapfarm build/mapfarm \
 #       configs/bmaa-paper.yaml 1/40 2
 #
 # PLAN defaults to configs/bmaa-paper.yaml, SHARD to 1/40 (332 of its jobs, about 2 minutes per
 # run on 2 threads), ROUNDS to 1. Rounds alternate the order (old, new; then new, old; ...), so
 # a machine that speeds up or slows down during the comparison favours neither build. Each run
-# is a fresh database with 2 threads. Exit status 1 when some job's results differ: a change
-# meant only to be faster must leave every result as it was.
+# is a fresh database with 2 threads. --paired runs the two builds at the same time instead,
+# one thread each, each pinned to its own core (taskset; the cores swap every round): on a
+# shared host whose speed drifts within minutes, both then see the same drift. Exit status 1
+# when some job's results differ: a change meant only to be faster must leave every result as
+# it was.
 set -euo pipefail
+paired=0
+if [ "${1:-}" = "--paired" ]; then
+  paired=1
+  shift
+fi
 if [ $# -lt 2 ]; then
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 old=$1 new=$2 plan=${3:-configs/bmaa-paper.yaml} shard=${4:-1/40} rounds=${5:-1}
@@ -26,28 +34,46 @@ command -v sqlite3 >/dev/null || { echo "bench-ab.sh: needs the sqlite3 shell (m
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run NAME BIN ROUND: one run into $tmp/NAME-ROUND.db; prints its wall time.
+# run NAME BIN ROUND [CORE]: one run into $tmp/NAME-ROUND.db, on 2 threads, or pinned to CORE
+# on one thread; prints its wall time.
 run() {
   local db=$tmp/$1-$3.db start end
+  local cmd=("$2" run "$plan" --db "$db" --threads 2 --shard "$shard")
+  [ $# -ge 4 ] && cmd=(taskset -c "$4" "$2" run "$plan" --db "$db" --threads 1 --shard "$shard")
   start=$(date +%s.%N)
-  "$2" run "$plan" --db "$db" --threads 2 --shard "$shard" >/dev/null 2>"$tmp/err" || {
-    cat "$tmp/err" >&2
+  "${cmd[@]}" >/dev/null 2>"$tmp/err-$1" || {
+    cat "$tmp/err-$1" >&2
     exit 2
   }
   end=$(date +%s.%N)
-  printf 'round %d %-3s %s: %.1f s wall\n' "$3" "$1" "$2" "$(echo "$end - $start" | bc -l)"
+  printf 'round %d %-3s %s%s: %.1f s wall\n' "$3" "$1" "$2" "${4:+ (core $4)}" \
+    "$(echo "$end - $start" | bc -l)"
 }
 
-echo "plan: $plan --shard $shard, $rounds round(s)"
-for r in $(seq 1 "$rounds"); do
-  if [ $((r % 2)) -eq 1 ]; then
-    run old "$old" "$r"
-    run new "$new" "$r"
-  else
-    run new "$new" "$r"
-    run old "$old" "$r"
-  fi
-done
+if [ $paired -eq 1 ]; then
+  command -v taskset >/dev/null || { echo "bench-ab.sh: --paired needs taskset" >&2; exit 2; }
+  echo "plan: $plan --shard $shard, $rounds round(s), paired on cores 0 and 1"
+  for r in $(seq 1 "$rounds"); do
+    co=$(((r + 1) % 2)) cn=$((r % 2))
+    run old "$old" "$r" "$co" &
+    po=$!
+    run new "$new" "$r" "$cn" &
+    pn=$!
+    wait "$po" || exit 2
+    wait "$pn" || exit 2
+  done
+else
+  echo "plan: $plan --shard $shard, $rounds round(s)"
+  for r in $(seq 1 "$rounds"); do
+    if [ $((r % 2)) -eq 1 ]; then
+      run old "$old" "$r"
+      run new "$new" "$r"
+    else
+      run new "$new" "$r"
+      run old "$old" "$r"
+    fi
+  done
+fi
 
 # Every round's databases, attached as o1, n1, o2, n2, ...
 attach=""
