@@ -50,15 +50,6 @@ static inline double mapf__cost(int32_t a, int32_t b) {
 
 static inline double mapf__cost_of(mapf__cost2 c) { return mapf__cost(c.a, c.b); }
 
-/* Is p <= q, for costs p and q? Exactly, in integers and without branches: with x = p.a - q.a
- * and y = q.b - p.b the question is x <= y sqrt(2), and t -> t |t| is increasing, so it is
- * x |x| <= 2 y |y| (where equality needs x = y = 0, sqrt(2) being irrational). Exact for costs
- * below 2^30 moves. */
-MAPF__INLINE int mapf__cost_le(mapf__cost2 p, mapf__cost2 q) {
-  int64_t x = (int64_t)p.a - q.a, y = (int64_t)q.b - p.b;
-  return x * (x < 0 ? -x : x) <= 2 * y * (y < 0 ? -y : y);
-}
-
 /* The octile distance between (x, y) and (gx, gy) as a cost pair: max - min cardinal moves and
  * min diagonal moves. mapf__cost of it is mapf_octile_xy up to rounding. */
 static inline mapf__cost2 mapf__octile2(int32_t x, int32_t y, int32_t gx, int32_t gy) {
