@@ -199,9 +199,10 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
       open = moves & ~(worse_mask(s, u, g->offset, moves & 15u, gc) |
                        worse_mask(s, u, g->offset, moves & ~15u, gd));
       if (near)
-        for (unsigned m = open; m; m &= m - 1)
-          if (seen(sim, b, i, u + g->offset[__builtin_ctz(m)], rx, ry, __builtin_ctz(m)))
-            open &= ~(1u << __builtin_ctz(m));
+        for (unsigned m = open; m; m &= m - 1) {
+          int d = __builtin_ctz(m);
+          if (seen(sim, b, i, u + g->offset[d], rx, ry, d)) open &= ~(1u << d);
+        }
     }
     for (unsigned m = open; m; m &= m - 1) {
       int d = __builtin_ctz(m);

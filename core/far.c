@@ -142,7 +142,7 @@ typedef struct far_node {
  * as equal), the key of h (33, mapf__octile_key: with f equal, a higher g is a lower h, and h is
  * the octile distance), the insertion number (29: a search pushes at most 8 entries per cell, and
  * a grid has at most 2^26 cells). The cell is in the parallel array F->heap_id. */
-__extension__ typedef unsigned __int128 far_entry;
+typedef mapf__entry far_entry; /* the same 128-bit integer type, in FAR's layout */
 
 #define FAR__SEQ_BITS 29
 #define FAR__SEQ_MASK ((1u << FAR__SEQ_BITS) - 1u)
@@ -363,12 +363,11 @@ static void heap_up(far *F, int32_t i, far_entry e, int32_t id) {
   heap_set(F, i, e, id);
 }
 
-/* Removes the root (F->heap_len entries are left, and the old last one is at heap_len), as
- * mapf__heap_pop does: the hole goes down to a leaf along the smallest children, without a
- * branch on where to stop, and the old last entry goes up from there. */
+/* Removes the root, as mapf__heap_pop does: the hole goes down to a leaf along the smallest
+ * children, without a branch on where to stop, and the old last entry goes up from there. */
 static void heap_pop(far *F) {
   const far_entry *h = F->heap;
-  int32_t n = F->heap_len;
+  int32_t n = --F->heap_len; /* entries left; the old last one, at n, is placed again */
   if (n == 0) return;
   far_entry e = h[n];
   int32_t id = F->heap_id[n], i = 0, c;
@@ -402,16 +401,8 @@ static int open_push(far *F, int32_t id, mapf__cost2 g, mapf__cost2 f, mapf__cos
   if (nd->gen == F->gen) {
     i = nd->heap;
   } else {
-    if (F->heap_len == F->heap_cap) {
-      int32_t cap = F->heap_cap ? 2 * F->heap_cap : 1024;
-      far_entry *e = realloc(F->heap, (size_t)cap * sizeof *e);
-      if (!e) return -1;
-      F->heap = e;
-      int32_t *ids = realloc(F->heap_id, (size_t)cap * sizeof *ids);
-      if (!ids) return -1;
-      F->heap_id = ids;
-      F->heap_cap = cap;
-    }
+    if (F->heap_len == F->heap_cap && mapf__entries_grow(&F->heap, &F->heap_id, &F->heap_cap) < 0)
+      return -1;
     i = F->heap_len++;
   }
   uint64_t t = (uint32_t)turns < FAR__TURNS_MAX ? (uint32_t)turns : FAR__TURNS_MAX;
@@ -460,7 +451,6 @@ static int32_t far_search(far *F, mapf__sim *sim, int32_t a, int32_t goal, int t
     }
     if (budget > 0 && exp >= budget) break;
     nd[u].gen = closed_gen;
-    F->heap_len--;
     heap_pop(F);
     exp++;
     int32_t ux = u % g->width, uy = u / g->width;

@@ -27,6 +27,18 @@ int mapf__search_begin(mapf__search *s, int32_t ncells) {
   return 0;
 }
 
+int mapf__entries_grow(mapf__entry **heap, int32_t **ids, int32_t *cap) {
+  int32_t n = *cap ? *cap * 2 : 1024;
+  mapf__entry *h = realloc(*heap, (size_t)n * sizeof *h);
+  if (!h) return -1;
+  *heap = h;
+  int32_t *c = realloc(*ids, (size_t)n * sizeof *c);
+  if (!c) return -1;
+  *ids = c;
+  *cap = n;
+  return 0;
+}
+
 void mapf__search_free(mapf__search *s) {
   free(s->node);
   free(s->heap);

@@ -138,6 +138,10 @@ typedef struct mapf__search {
   int32_t closed_len, closed_cap;
 } mapf__search;
 
+/* Doubles the room (1,024 at first) of an array of *cap open-list entries and of its parallel
+ * array of cells (search_int.h's ids, FAR's heap_id). Returns 0, or -1 when out of memory. */
+int mapf__entries_grow(mapf__entry **heap, int32_t **ids, int32_t *cap);
+
 /* Makes room for a grid of ncells and starts a new search (all records invalid). Returns 0, or
  * -1 when out of memory. */
 int mapf__search_begin(mapf__search *s, int32_t ncells);
@@ -193,16 +197,8 @@ static inline void mapf__heap_pop(mapf__entry *h, int32_t n) {
 static inline int mapf__open_push(mapf__search *s, int32_t id, mapf__cost2 g, mapf__cost2 f,
                                   int dir) {
   /* Every entry has its own insertion number, so the heap never holds more than seq. */
-  if (s->seq == (uint32_t)s->heap_cap) {
-    int32_t cap = s->heap_cap ? s->heap_cap * 2 : 1024;
-    mapf__entry *h = realloc(s->heap, (size_t)cap * sizeof *h);
-    if (!h) return -1;
-    s->heap = h;
-    int32_t *ids = realloc(s->ids, (size_t)cap * sizeof *ids);
-    if (!ids) return -1;
-    s->ids = ids;
-    s->heap_cap = cap;
-  }
+  if (s->seq == (uint32_t)s->heap_cap && mapf__entries_grow(&s->heap, &s->ids, &s->heap_cap) < 0)
+    return -1;
   mapf__node *nd = &s->node[id];
   uint32_t seq = s->seq++;
   s->ids[seq] = id;
