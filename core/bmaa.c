@@ -53,6 +53,11 @@ typedef struct bmaa {
   int64_t vision2;    /* vision squared, rounded down: squared distances are integers */
   int32_t reach;      /* the largest r with r^2 <= vision2, plus 1: a cell whose row or column is
                          farther than reach from the start has no neighbour within vision */
+  /* The search's box (bmaa_init): a node record's index is its cell's place in a box of
+   * wrows rows of 1 << wshift cells, whose corner is (0, 0) when wr < 0 (the whole map) and the
+   * start's cell minus (wr, wr) otherwise. */
+  int32_t wr, wshift, wrows;
+  int32_t loff[8];    /* the index offset of each direction in the box: dy * 2^wshift + dx */
   int32_t n;
   bmaa_agent *a;
   int32_t *searching; /* the agents that search in this step, in index order (n entries) */
@@ -83,6 +88,30 @@ static int bmaa_init(mapf__sim *sim, void **state, mapf_diag *d) {
   while (r * r > b->vision2) r--;
   while ((r + 1) * (r + 1) <= b->vision2) r++;
   b->reach = r < MAPF_GRID_MAX_SIDE ? (int32_t)r + 1 : MAPF_GRID_MAX_SIDE;
+  /* The search expands at most `expansions` cells; the k-th is at most k - 1 moves from the
+   * start (its parent came before it), so every record the search touches (the expanded cells
+   * and their neighbours) lies within `expansions` moves of the start, in a square of side
+   * 2 expansions + 1. When that square is smaller than the map, the records are indexed within
+   * it, whatever the start: they take 133 KB for 32 expansions and stay in cache from one
+   * agent's search to the next, where records indexed by the map's cells are cold at each
+   * agent's first touches (a 512 x 512 map's records take 4 MB). Else the box is the whole
+   * map. Rows are a power of two wide (up to twice the records), so a record's cell is a shift
+   * and a mask away. */
+  const mapf_grid *g = sim->grid;
+  int64_t side = 2 * b->expansions + 1;
+  int64_t wide = 1, square = 1;
+  while (wide < g->width) wide <<= 1;
+  while (square < side) square <<= 1;
+  if (side < g->height && square * side < wide * g->height) {
+    b->wr = (int32_t)b->expansions;
+    b->wrows = (int32_t)side;
+    wide = square;
+  } else {
+    b->wr = -1;
+    b->wrows = g->height;
+  }
+  while ((INT64_C(1) << b->wshift) < wide) b->wshift++;
+  for (int k = 0; k < 8; k++) b->loff[k] = mapf_dir_dy[k] * (int32_t)wide + mapf_dir_dx[k];
   sim->push = v[3] != 0;
   if (v[4] != 0 && !(b->flow = mapf_flow_lazy_new(sim->grid))) {
     free(b->a);
@@ -116,8 +145,8 @@ static inline mapf__cost2 h_of(const bmaa_agent *ag, int32_t c, int32_t x, int32
   return hmap_get(&ag->h, c, &v) ? v : mapf__octile2(x, y, gx, gy);
 }
 
-/* The neighbours of u in m (bits: directions) that are closed, or open with a g no higher than
- * ng. */
+/* The neighbours of record u in m (bits: directions; offset: the records' offset of each) that
+ * are closed, or open with a g no higher than ng. */
 MAPF__INLINE unsigned worse_mask(const mapf__search *s, int32_t u, const int32_t *offset,
                                  unsigned m, mapf__cost2 ng) {
   const uint32_t open_gen = s->gen, closed_gen = s->gen + 1u;
@@ -144,7 +173,9 @@ static inline int seen(const mapf__sim *sim, const bmaa *b, int32_t i, int32_t v
 
 /* Seed 001, Alg. 5 (BMAA*'s version of A*) followed by Alg. 3 lines 4-8 (RTAA*'s update of the
  * closed nodes' h-values and the new limit). Work is bounded by `expansions` node expansions.
- * Costs are exact pairs (search_int.h). Returns 0, or -1 when out of memory. */
+ * Costs are exact pairs (search_int.h). The search's ids are places in the box (bmaa_init):
+ * the box's place l is the map's cell base + (l >> wshift) * width + (l & wmask). Returns 0, or
+ * -1 when out of memory. */
 static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   const mapf_grid *g = sim->grid;
   bmaa_agent *ag = &b->a[i];
@@ -152,20 +183,28 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   int32_t cur = sim->pos[i], goal = sim->goal[i];
   int32_t cx = mapf_grid_x(g, cur), cy = mapf_grid_y(g, cur);
   int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
-  if (mapf__search_begin(s, g->ncells) < 0) return -1;
+  /* The box's corner (ox, oy), and the box's place of a cell at (x, y). */
+  int32_t ox = b->wr < 0 ? 0 : cx - b->wr, oy = b->wr < 0 ? 0 : cy - b->wr;
+  const int32_t sh = b->wshift, wmask = (1 << sh) - 1, width = g->width;
+  const int32_t base = oy * width + ox;
+#define BOX(x, y) (((y) - oy) << sh | ((x) - ox))
+#define CELL(l) (base + ((l) >> sh) * width + ((l) & wmask))
+  /* The goal's place, or -1 when it lies outside the box (no search reaches it then). */
+  int32_t lgoal = gx - ox <= wmask && gx >= ox && gy >= oy && gy - oy < b->wrows ? BOX(gx, gy) : -1;
+  if (mapf__search_begin(s, b->wrows << sh) < 0) return -1;
   mapf__node *nd = s->node;
   mapf__cost2 zero = {0, 0};
-  if (mapf__open_push(s, cur, zero, h_of(ag, cur, cx, cy, gx, gy), MAPF__NO_PARENT) < 0)
+  if (mapf__open_push(s, BOX(cx, cy), zero, h_of(ag, cur, cx, cy, gx, gy), MAPF__NO_PARENT) < 0)
     return -1;
 
   int64_t exp = 0;
   while (mapf__open_first(s)) {
     /* Line 8: stop when First() is the goal or the expansion budget is spent. */
-    if (mapf__open_first_id(s) == goal || exp >= b->expansions) break;
-    int32_t u = mapf__open_pop(s);
-    if (mapf__closed_add(s, u) < 0) return -1;
-    int32_t ux = u % g->width, uy = u / g->width;
-    mapf__cost2 gu = nd[u].g;
+    if (mapf__open_first_id(s) == lgoal || exp >= b->expansions) break;
+    int32_t l = mapf__open_pop(s);
+    if (mapf__closed_add(s, l) < 0) return -1;
+    int32_t ux = (l & wmask) + ox, uy = (l >> sh) + oy, u = uy * width + ux;
+    mapf__cost2 gu = nd[l].g;
     /* Alg. 5 line 14: GetNeighbors(flow). */
     unsigned moves = b->flow ? mapf_flow_lazy_moves(b->flow, u) : g->moves[u];
     /* Start loading the neighbours' learned h-values before the tests that need them. */
@@ -184,11 +223,10 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
       /* The flow leaves a cell about three moves, and tests with branches are faster. */
       for (unsigned m = moves; m; m &= m - 1) {
         int d = __builtin_ctz(m);
-        int32_t v = u + g->offset[d];
-        uint32_t vg = nd[v].gen;
-        if (vg == s->gen + 1u || (near && seen(sim, b, i, v, rx, ry, d))) continue;
+        uint32_t vg = nd[l + b->loff[d]].gen;
+        if (vg == s->gen + 1u || (near && seen(sim, b, i, u + g->offset[d], rx, ry, d))) continue;
         mapf__cost2 ng = {gu.a + (d < 4), gu.b + (d >= 4)};
-        if (vg == s->gen && mapf__cost_of(nd[v].g) <= mapf__cost_of(ng)) continue;
+        if (vg == s->gen && mapf__cost_of(nd[l + b->loff[d]].g) <= mapf__cost_of(ng)) continue;
         open |= 1u << d;
       }
     } else {
@@ -196,8 +234,8 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
        * predictor: the tests are combined without branches, and only an expansion next to the
        * vision's square around the start needs the vision test. */
       mapf__cost2 gc = {gu.a + 1, gu.b}, gd = {gu.a, gu.b + 1};
-      open = moves & ~(worse_mask(s, u, g->offset, moves & 15u, gc) |
-                       worse_mask(s, u, g->offset, moves & ~15u, gd));
+      open = moves & ~(worse_mask(s, l, b->loff, moves & 15u, gc) |
+                       worse_mask(s, l, b->loff, moves & ~15u, gd));
       if (near)
         for (unsigned m = open; m; m &= m - 1) {
           int d = __builtin_ctz(m);
@@ -206,12 +244,11 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
     }
     for (unsigned m = open; m; m &= m - 1) {
       int d = __builtin_ctz(m);
-      int32_t v = u + g->offset[d];
       int32_t vx = ux + mapf_dir_dx[d], vy = uy + mapf_dir_dy[d];
       mapf__cost2 ng = {gu.a + (d < 4), gu.b + (d >= 4)};
-      mapf__cost2 h = h_of(ag, v, vx, vy, gx, gy);
+      mapf__cost2 h = h_of(ag, u + g->offset[d], vx, vy, gx, gy);
       mapf__cost2 f = {ng.a + h.a, ng.b + h.b};
-      if (mapf__open_push(s, v, ng, f, d) < 0) return -1;
+      if (mapf__open_push(s, l + b->loff[d], ng, f, d) < 0) return -1;
     }
     exp++;
   }
@@ -222,20 +259,20 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   if (!mapf__open_first(s)) return 0; /* enclosed: no prefix, the agent waits (Alg. 3 line 4) */
 
   /* Alg. 4: h(n) = f(First) - g(n) for every closed n, with f(First) = g + h of First. */
-  int32_t first = mapf__open_first_id(s);
+  int32_t first = mapf__open_first_id(s), fc = CELL(first);
   mapf__cost2 gf = nd[first].g;
-  mapf__cost2 hf = h_of(ag, first, mapf_grid_x(g, first), mapf_grid_y(g, first), gx, gy);
+  mapf__cost2 hf = h_of(ag, fc, mapf_grid_x(g, fc), mapf_grid_y(g, fc), gx, gy);
   mapf__cost2 f = {gf.a + hf.a, gf.b + hf.b};
   for (int32_t k = 0; k < s->closed_len; k++) {
     int32_t c = s->closed[k];
     mapf__cost2 hc = {f.a - nd[c].g.a, f.b - nd[c].g.b};
-    if (hmap_put(&ag->h, c, hc) < 0) return -1;
+    if (hmap_put(&ag->h, CELL(c), hc) < 0) return -1;
   }
   ag->limit = sim->time + b->moves;
 
   /* Alg. 5 line 9: P runs from the current node to First(). */
   int32_t len = 0;
-  for (int32_t c = first; c != -1; c = mapf__parent(s, g->offset, c)) len++;
+  for (int32_t c = first; c != -1; c = mapf__parent(s, b->loff, c)) len++;
   if (len > ag->path_cap) {
     int32_t cap = len < 64 ? 64 : len;
     int32_t *p = realloc(ag->path, (size_t)cap * sizeof *p);
@@ -244,10 +281,12 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
     ag->path_cap = cap;
   }
   int32_t k = len;
-  for (int32_t c = first; c != -1; c = mapf__parent(s, g->offset, c)) ag->path[--k] = c;
+  for (int32_t c = first; c != -1; c = mapf__parent(s, b->loff, c)) ag->path[--k] = CELL(c);
   ag->path_len = len;
   ag->path_pos = 0;
   return 0;
+#undef BOX
+#undef CELL
 }
 
 /* Starts loading the learned h-values around agent j's cell, which its search is about to read:
@@ -260,16 +299,7 @@ static void bmaa_prefetch(const mapf__sim *sim, const bmaa *b, int32_t j) {
     for (int32_t dy = -2; dy <= 2; dy++)
       for (int32_t dx = -4; dx <= 4; dx += 4)
         __builtin_prefetch(mapf__cellmap_home(h, sizeof(hslot), p + dy * w + dx));
-  /* And the search's node records next to the start (16 bytes each, four to a cache line), and
-   * the occupancy of the start's neighbours (the vision test): a map's records do not fit in
-   * L2. (Boxes of five and seven rows of records were no faster.) */
-  const mapf__node *nd = sim->search->node;
-  if (nd && sim->search->ncells > last)
-    for (int32_t dy = -1; dy <= 1; dy++)
-      for (int32_t dx = -4; dx <= 4; dx += 4) {
-        int32_t c = p + dy * w + dx;
-        __builtin_prefetch(&nd[c < 0 ? 0 : c > last ? last : c]);
-      }
+  /* And the occupancy of the start's neighbours (the vision test). */
   for (int32_t dy = -1; dy <= 1; dy++) {
     int32_t c = p + dy * w;
     __builtin_prefetch(&sim->occ[c < 0 ? 0 : c > last ? last : c]);
