@@ -190,7 +190,7 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
 #define BOX(x, y) (((y) - oy) << sh | ((x) - ox))
 #define CELL(l) (base + ((l) >> sh) * width + ((l) & wmask))
   /* The goal's place, or -1 when it lies outside the box (no search reaches it then). */
-  int32_t lgoal = gx - ox <= wmask && gx >= ox && gy >= oy && gy - oy < b->wrows ? BOX(gx, gy) : -1;
+  int32_t lgoal = gx >= ox && gx - ox <= wmask && gy >= oy && gy - oy < b->wrows ? BOX(gx, gy) : -1;
   if (mapf__search_begin(s, b->wrows << sh) < 0) return -1;
   mapf__node *nd = s->node;
   mapf__cost2 zero = {0, 0};
@@ -223,10 +223,11 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
       /* The flow leaves a cell about three moves, and tests with branches are faster. */
       for (unsigned m = moves; m; m &= m - 1) {
         int d = __builtin_ctz(m);
-        uint32_t vg = nd[l + b->loff[d]].gen;
-        if (vg == s->gen + 1u || (near && seen(sim, b, i, u + g->offset[d], rx, ry, d))) continue;
+        const mapf__node *w = &nd[l + b->loff[d]];
+        if (w->gen == s->gen + 1u || (near && seen(sim, b, i, u + g->offset[d], rx, ry, d)))
+          continue;
         mapf__cost2 ng = {gu.a + (d < 4), gu.b + (d >= 4)};
-        if (vg == s->gen && mapf__cost_of(nd[l + b->loff[d]].g) <= mapf__cost_of(ng)) continue;
+        if (w->gen == s->gen && mapf__cost_of(w->g) <= mapf__cost_of(ng)) continue;
         open |= 1u << d;
       }
     } else {
