@@ -174,6 +174,7 @@ void mapf_params_default(const mapf_algo_def *def, mapf_params *p) {
 /* Shortest %g form that reads back to the same double, so JSON (and so job keys) are canonical
  * and readable: 0.2 stays "0.2", sqrt(2) gets all 17 digits. */
 static int format_real(double v, char *buf, size_t n) {
+  v += 0.0; /* -0 and 0 are one value: one text */
   /* %g drops trailing zeros, so "%.15g" already prints any value that has a shorter exact
    * form (0.2 -> "0.2") the same way a search over every precision would; only values that
    * need more digits try 16 and 17. Two snprintf calls instead of up to seventeen: this runs
@@ -300,7 +301,7 @@ int mapf_param_parse(const mapf_algo_def *def, int32_t i, const char *text, doub
     }
   }
   int rc = mapf_param_check(def, i, v, d);
-  if (rc == MAPF_OK) *value = v;
+  if (rc == MAPF_OK) *value = v + 0.0; /* canonical: -0 is 0 */
   return rc;
 }
 

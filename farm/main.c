@@ -151,7 +151,7 @@ static int parse_double(const char *s, double lo, double hi, double *out) {
   errno = 0;
   double v = strtod(s, &end);
   if (errno || end == s || *end || !(v >= lo && v <= hi)) return -1;
-  *out = v;
+  *out = v + 0.0; /* -0 is 0 */
   return 0;
 }
 

@@ -403,11 +403,12 @@ static int parse_real(const char *s, double *out) {
   char *end = NULL;
   double v = strtod(s, &end);
   if (end == s || *end || !isfinite(v)) return -1;
-  *out = v;
+  *out = v + 0.0; /* -0 is 0: equal values give equal key text */
   return 0;
 }
 
 void farm_format_real(double v, char *buf, size_t n) {
+  v += 0.0; /* never "-0" in key text */
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(buf, n, "%.*g", prec, v);
     if (strtod(buf, NULL) == v) return;
@@ -1423,6 +1424,7 @@ typedef struct entry {
   dist dists[MAPF_MAX_PARAMS];        /* by column of the sample */
   excl *excls;
   int32_t nexcl;
+  uint32_t varied; /* bit i: parameter i takes more than one value over the combinations */
 } entry;
 
 static void entry_free(entry *e) {
@@ -1930,6 +1932,15 @@ static int excluded(const entry *e, const mapf_params *p) {
   return 0;
 }
 
+/* The first control character of a label (C0, DEL or a UTF-8-encoded C1), or NULL. A label is
+ * one line of printable text: a table's header cell, a CSV field, a column of results. */
+static const char *label_control(const char *s) {
+  for (const unsigned char *u = (const unsigned char *)s; *u; u++)
+    if (*u < 0x20 || *u == 0x7f || (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f))
+      return (const char *)u;
+  return NULL;
+}
+
 /* The label: plain text, or a template where {name} stands for the value of parameter name
  * and {{ and }} for literal braces. Parsed once here (unknown names are errors, with a
  * suggestion); farm_algo_label renders it per job. */
@@ -2003,6 +2014,39 @@ static void parse_label(pctx *c, entry *e, const pnode *v, const char *text) {
   as->label = xstrdup(c, as->label_template ? text : as->label_text);
 }
 
+/* An entry whose parameters vary and whose label names none of them gets a label that names
+ * what varies, in registry order: `whca` with `window: [4, 8]` is "WHCA* window=4" and
+ * "WHCA* window=8", never two configurations under one "WHCA*". Rewritten as a template (braces
+ * of the plain label doubled) and parsed as the plan's own would be. */
+static void auto_label(pctx *c, entry *e, const pnode *at) {
+  farm_algo_spec *as = e->as;
+  if (as->label_template || !e->varied || !as->label) return;
+  const mapf_algo_def *def = as->def;
+  size_t cap = 2 * strlen(as->label) + 1;
+  for (int32_t i = 0; i < def->nparams; i++) cap += 2 * strlen(def->params[i].name) + 4;
+  char *t = malloc(cap);
+  if (!t) {
+    perr_fatal_oom(c);
+    return;
+  }
+  size_t k = 0;
+  for (const char *s = as->label; *s; s++) {
+    if (*s == '{' || *s == '}') t[k++] = *s;
+    t[k++] = *s;
+  }
+  for (int32_t i = 0; i < def->nparams; i++)
+    if (e->varied & (UINT32_C(1) << i))
+      k += (size_t)sprintf(t + k, " %s={%s}", def->params[i].name, def->params[i].name);
+  t[k] = '\0';
+  free(as->label);
+  free(as->label_text);
+  free(as->label_parts);
+  as->label = as->label_text = NULL;
+  as->label_parts = NULL;
+  parse_label(c, e, at, t);
+  free(t);
+}
+
 /* After the entry's keys are parsed and valid: bounds the raw combinations (every draw of a
  * sample and every excluded combination counts against PLAN_MAX_COMBOS; exclude work against
  * PLAN_MAX_EXCLUDE_CHECKS) before anything is allocated for them, draws the sample, then
@@ -2062,12 +2106,15 @@ static void finish_entry(pctx *c, entry *e, const pnode *at, const pnode *exclud
   mapf_params first_p;
   memset(&first, 0, sizeof first);
   memset(&first_p, 0, sizeof first_p);
+  mapf_params p0;
   for (int64_t raw = 0; raw < as->nraw; raw++) {
     mapf_params p;
     raw_params(as, raw, &p);
     if (e->nexcl && excluded(e, &p)) continue;
     if (keep) keep[kept] = (int32_t)raw;
-    kept++;
+    if (kept++ == 0) p0 = p;
+    for (int32_t i = 0; i < def->nparams; i++)
+      if (p.v[i] != p0.v[i]) e->varied |= UINT32_C(1) << i;
     /* Every value was checked against its declared type and range when it was parsed (or
      * drawn inside a checked range), so only the cross-parameter rules remain: calling them
      * directly keeps a million combinations well under a second. */
@@ -2122,8 +2169,8 @@ static int cmp_combo_key(const void *a, const void *b) {
 
 /* Hashes what job keys take of one combination: the algorithm's name and its parameters'
  * canonical JSON. The JSON is a function of the values that tells distinct values apart
- * (shortest round-trip reals, integers, booleans), except that an integer or boolean -0 prints
- * as 0: so hashing the values, with -0 folded into 0 for those, gives equal hashes exactly for
+ * (shortest round-trip reals, integers, booleans), except that -0 prints as 0: so hashing the
+ * values, with -0 folded into 0, gives equal hashes exactly for
  * equal texts, without formatting a million JSON texts (O(parameters) per combination). */
 static mapf_hash128 combo_hash(const farm_algo_spec *as, int64_t combo) {
   mapf_params p;
@@ -2134,8 +2181,7 @@ static mapf_hash128 combo_hash(const farm_algo_spec *as, int64_t combo) {
   memcpy(buf, as->def->name, len);
   buf[len++] = '\n';
   for (int32_t i = 0; i < as->def->nparams; i++) {
-    double v = p.v[i];
-    if (as->def->params[i].type != MAPF_PARAM_REAL) v += 0.0; /* -0 -> +0 */
+    double v = p.v[i] + 0.0; /* -0 -> +0, as the JSON prints it */
     memcpy(buf + len, &v, sizeof v);
     len += sizeof v;
   }
@@ -2244,6 +2290,109 @@ static void parse_defaults(pctx *c, const pnode *v, mapf_params *bases) {
   }
 }
 
+/* One combination's label and configuration, for check_label_repeats. */
+typedef struct label_key {
+  mapf_hash128 label, config;
+  int32_t algo;
+  int64_t combo;
+} label_key;
+
+static int cmp_label_key(const void *a, const void *b) {
+  const label_key *x = a, *y = b;
+  if (x->label.hi != y->label.hi) return (x->label.hi > y->label.hi) - (x->label.hi < y->label.hi);
+  if (x->label.lo != y->label.lo) return (x->label.lo > y->label.lo) - (x->label.lo < y->label.lo);
+  if (x->algo != y->algo) return (x->algo > y->algo) - (x->algo < y->algo);
+  return (x->combo > y->combo) - (x->combo < y->combo);
+}
+
+/* " {name}" for each parameter whose value differs between p and q (same algorithm), into
+ * buf: the placeholders that would tell the two apart. */
+static void differing_placeholders(const mapf_algo_def *def, const mapf_params *p,
+                                   const mapf_params *q, char *buf, size_t n) {
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int32_t i = 0; i < def->nparams && k < n; i++)
+    if (p->v[i] != q->v[i]) {
+      int w = snprintf(buf + k, n - k, " {%s}", def->params[i].name);
+      k += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* Two combinations with one label and different configurations (another algorithm, other
+ * parameters) are an error: every table groups by label, and would average them as one. This
+ * catches two entries with one plain label, and a template that leaves out a varied parameter.
+ * One message per entry, at its first clash, in plan order. O(C log C) for C combinations. */
+static void check_label_repeats(pctx *c, const farm_plan *plan, long long total) {
+  label_key *k = malloc((size_t)(total ? total : 1) * sizeof *k);
+  if (!k) {
+    perr_fatal_oom(c);
+    return;
+  }
+  int64_t n = 0;
+  char label[1024];
+  for (int32_t a = 0; a < plan->nalgos; a++) {
+    const farm_algo_spec *as = &plan->algos[a];
+    for (int64_t i = 0; i < as->ncombos; i++) {
+      mapf_params p;
+      farm_algo_combo(as, i, &p);
+      int len = farm_algo_label(as, &p, label, sizeof label);
+      size_t used = len < 0 ? 0 : (size_t)len < sizeof label ? (size_t)len : sizeof label - 1;
+      k[n++] = (label_key){mapf_hash128_of(label, used), combo_hash(as, i), a, i};
+    }
+  }
+  qsort(k, (size_t)n, sizeof *k, cmp_label_key);
+  /* Per entry, its first clash: the pair (earlier, later) with the smallest later combination. */
+  typedef struct clash {
+    int64_t i;      /* index into k of the later combination, or -1 */
+    int64_t first;  /* index into k of the earliest combination with that label */
+  } clash;
+  clash *cl = malloc((size_t)plan->nalgos * sizeof *cl);
+  if (!cl) {
+    free(k);
+    perr_fatal_oom(c);
+    return;
+  }
+  for (int32_t a = 0; a < plan->nalgos; a++) cl[a] = (clash){-1, -1};
+  int64_t run = 0;
+  for (int64_t i = 1; i < n; i++) {
+    if (k[i].label.hi != k[run].label.hi || k[i].label.lo != k[run].label.lo) {
+      run = i;
+      continue;
+    }
+    if (k[i].config.hi == k[run].config.hi && k[i].config.lo == k[run].config.lo) continue;
+    clash *x = &cl[k[i].algo];
+    if (x->i < 0 || k[i].combo < k[x->i].combo) *x = (clash){i, run};
+  }
+  for (int32_t a = 0; a < plan->nalgos; a++) {
+    if (cl[a].i < 0) continue;
+    const label_key *later = &k[cl[a].i], *first = &k[cl[a].first];
+    const farm_algo_spec *la = &plan->algos[later->algo], *fa = &plan->algos[first->algo];
+    mapf_params lp, fp;
+    char ljson[1024], fjson[1024], hint_text[256];
+    farm_algo_combo(la, later->combo, &lp);
+    farm_algo_combo(fa, first->combo, &fp);
+    farm_algo_label(la, &lp, label, sizeof label);
+    mapf_params_json(la->def, &lp, ljson, sizeof ljson);
+    mapf_params_json(fa->def, &fp, fjson, sizeof fjson);
+    hint_text[0] = '\0';
+    if (la->def == fa->def) differing_placeholders(la->def, &lp, &fp, hint_text, sizeof hint_text);
+    if (first->algo == later->algo)
+      perr(c, la->line, la->col,
+           "label \"%s\" names two configurations of this entry, %s %s and %s; name every "
+           "varied parameter in the label (add%s)",
+           label, la->def->name, fjson, ljson, hint_text);
+    else
+      perr(c, la->line, la->col,
+           "label \"%s\" is also the label of the entry at line %d, column %d, which has "
+           "another configuration (%s %s there, %s %s here); tables would average the two as "
+           "one: give each its own label%s%s%s",
+           label, fa->line, fa->col, fa->def->name, fjson, la->def->name, ljson,
+           hint_text[0] ? " or name what differs (add" : "", hint_text, hint_text[0] ? ")" : "");
+  }
+  free(cl);
+  free(k);
+}
+
 enum { A_NAME, A_LABEL, A_PARAMS, A_ZIP, A_EXCLUDE, A_SAMPLE, A_N };
 
 /* One entry of `algorithms`. */
@@ -2271,6 +2420,15 @@ static void parse_entry(pctx *c, farm_algo_spec *as, const pnode *it, const mapf
   const char *label = NULL;
   if (f[A_LABEL].val) {
     label = get_str(c, f[A_LABEL].val, "label");
+    const char *cc = label ? label_control(label) : NULL;
+    if (cc) {
+      char fbuf[80];
+      perr(c, f[A_LABEL].val->line, f[A_LABEL].val->col,
+           "label: %s holds a control character (byte 0x%02x at offset %d); a label is one line "
+           "of printable text",
+           FOUND(f[A_LABEL].val), (unsigned)(unsigned char)*cc, (int)(cc - label));
+      label = NULL;
+    }
     if (label && !as->def) as->label = xstrdup(c, label);
   } else if (as->def) {
     as->label = xstrdup(c, as->def->label);
@@ -2297,6 +2455,7 @@ static void parse_entry(pctx *c, farm_algo_spec *as, const pnode *it, const mapf
                       : f[A_SAMPLE].key ? f[A_SAMPLE].key
                                         : it;
     finish_entry(c, &e, at, f[A_EXCLUDE].key, combos_left, checks_left);
+    if (c->nfail == before && !c->stop) auto_label(c, &e, f[A_LABEL].val ? f[A_LABEL].val : it);
   }
   entry_free(&e);
 }
@@ -2342,6 +2501,7 @@ static void parse_algorithms(pctx *c, farm_plan *plan, const pnode *v, const map
   long long total = 0;
   for (int32_t a = 0; a < plan->nalgos; a++) total += plan->algos[a].ncombos;
   check_combo_repeats(c, plan, total);
+  if (c->nfail == before && !c->stop) check_label_repeats(c, plan, total);
 }
 
 /* ---- limits, execution, top level -------------------------------------------------------- */

@@ -312,6 +312,45 @@ Test(expand, limits_execution_and_seed_are_part_of_the_key) {
   unload(&base);
 }
 
+/* -0 is 0: a parameter or limit written -0 (an integer, a real, a sampled choice) gives the
+ * job keys of the same plan written with 0, so a finished run is recognised on resume. */
+Test(expand, minus_zero_gives_the_keys_of_zero) {
+  static const char *const pairs[][2] = {
+      {"algorithms: [{name: bmaa, params: {vision: -0}}]\n",
+       "algorithms: [{name: bmaa, params: {vision: 0}}]\n"},
+      {"algorithms: [{name: rths, params: {b: -0.0}}]\n",
+       "algorithms: [{name: rths, params: {b: 0}}]\n"},
+      {"algorithms: [{name: whca, params: {replan: -0}}]\n", "algorithms: [{name: whca}]\n"},
+      {"algorithms: [{name: bmaa}]\nlimits: {seconds: -0}\n", "algorithms: [{name: bmaa}]\n"},
+      {"algorithms: [{name: bmaa}]\nlimits: {seconds: -0.0, expansions: -0}\n",
+       "algorithms: [{name: bmaa}]\nlimits: {seconds: 0}\n"},
+      {"defaults: {bmaa: {vision: -0}}\nalgorithms: [{name: bmaa}]\n",
+       "algorithms: [{name: bmaa, params: {vision: 0}}]\n"},
+      {"algorithms: [{name: bmaa, sample: {count: 1, params: {vision: {choice: [-0]}}}}]\n",
+       "algorithms: [{name: bmaa, params: {vision: 0}}]\n"},
+  };
+  for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+    char ta[1024], tb[1024];
+    snprintf(ta, sizeof ta, "%s%s", PLAN_HEAD, pairs[k][0]);
+    snprintf(tb, sizeof tb, "%s%s", PLAN_HEAD, pairs[k][1]);
+    loaded a, b;
+    load_text(&a, ta);
+    load_text(&b, tb);
+    cr_assert_eq(a.sp.njobs, b.sp.njobs);
+    for (int64_t i = 0; i < a.sp.njobs; i++) {
+      farm_job ja, jb;
+      farm_space_job(&a.sp, i, &ja);
+      farm_space_job(&b.sp, i, &jb);
+      cr_assert_str_eq(ja.key_hex, jb.key_hex, "%s", pairs[k][0]);
+      char json[1024];
+      farm_job_params_json(&a.sp, &ja, json, sizeof json);
+      cr_assert_null(strstr(json, "-0"), "%s: %s", pairs[k][0], json);
+    }
+    unload(&a);
+    unload(&b);
+  }
+}
+
 Test(expand, algorithms_share_each_instance) {
   loaded l;
   load_file(&l, "good.yaml");
@@ -448,8 +487,8 @@ Test(expand, a_zipped_job_has_the_key_of_the_same_job_written_plainly) {
   load_text(&a, PLAN_HEAD "algorithms:\n"
                           "  - {name: bmaa, zip: {expansions: [16, 64], moves: [8, 4]}}\n");
   load_text(&b, PLAN_HEAD "algorithms:\n"
-                          "  - {name: bmaa, params: {expansions: 16, moves: 8}}\n"
-                          "  - {name: bmaa, params: {expansions: 64, moves: 4}}\n");
+                          "  - {name: bmaa, label: a, params: {expansions: 16, moves: 8}}\n"
+                          "  - {name: bmaa, label: b, params: {expansions: 64, moves: 4}}\n");
   cr_assert_eq(a.sp.njobs, b.sp.njobs);
   cr_assert_eq(match_jobs(&a, &b, 1), a.sp.njobs, "every zipped job is a plain job, same key");
   unload(&a);
@@ -563,7 +602,7 @@ Test(expand, labels_jobs_from_their_template) {
   farm_space_job(&l.sp, 5 + 50, &j);
   cr_assert_eq(j.algo, 2);
   farm_job_label(&l.sp, &j, label, sizeof label);
-  cr_assert_str_eq(label, "{literal}");
+  cr_assert_str_eq(label, "{literal} expansions=8 moves=1 vision=1");
   unload(&l);
 }
 
@@ -577,7 +616,7 @@ Test(expand, a_label_template_is_not_part_of_the_key) {
   char label[64];
   farm_space_job(&b.sp, 0, &j);
   farm_job_label(&b.sp, &j, label, sizeof label);
-  cr_assert_str_eq(label, "BMAA*");
+  cr_assert_str_eq(label, "BMAA* expansions=16", "an untemplated label names what varies");
   unload(&a);
   unload(&b);
 }

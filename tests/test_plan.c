@@ -99,7 +99,9 @@ Test(plan, parses_every_key_of_a_good_plan) {
   cr_assert_eq(p->nalgos, 2);
   const farm_algo_spec *a = &p->algos[0];
   cr_assert_str_eq(a->def->name, "bmaa");
-  cr_assert_str_eq(a->label, "BMAA*-f");
+  /* Its expansions vary and its label names nothing: the label names what varies. */
+  cr_assert_str_eq(a->label, "BMAA*-f expansions={expansions}");
+  cr_assert(a->label_template);
   cr_assert_eq(a->naxes, 2);
   cr_assert_eq(a->axes[0].index, mapf_param_index(a->def, "expansions"));
   cr_assert_eq(a->axes[0].nvalues, 2);
@@ -109,7 +111,8 @@ Test(plan, parses_every_key_of_a_good_plan) {
   cr_assert_float_eq(a->axes[1].values[0], 1, 0);
   cr_assert_eq(a->ncombos, 2);
   const farm_algo_spec *b = &p->algos[1];
-  cr_assert_str_eq(b->label, "BMAA*", "label defaults to the registry's");
+  cr_assert_str_eq(b->label, "BMAA* vision={vision}",
+                   "label defaults to the registry's, with what varies");
   cr_assert_eq(b->ncombos, 2);
   cr_assert_eq(b->axes[0].index, mapf_param_index(b->def, "vision"));
   cr_assert_float_eq(b->axes[0].values[1], MAPF_SQRT2, 0);
@@ -169,8 +172,8 @@ Test(plan, accepts_yaml_booleans_and_quoted_values) {
                      "maps: [tiny.map]\n"
                      "scenarios: [{agents: '3'}]\n"
                      "algorithms:\n"
-                     "  - {name: bmaa, params: {push: True, vision: \"sqrt2\"}}\n"
-                     "  - {name: bmaa, params: {push: off, flow: NO}}\n";
+                     "  - {name: bmaa, label: a, params: {push: True, vision: \"sqrt2\"}}\n"
+                     "  - {name: bmaa, label: b, params: {push: off, flow: NO}}\n";
   int rc;
   char *all = parse_text(text, &rc);
   cr_assert_eq(rc, MAPF_OK, "%s", all ? all : "");
@@ -581,6 +584,110 @@ static void combo_json(const farm_plan *p, int32_t a, int64_t k, char *buf, size
 
 #define HEAD "name: x\nmaps: [tiny.map]\nscenarios: [{agents: 2}]\n"
 
+/* Two entries whose values differ only in the sign of zero are one configuration. */
+Test(plan, minus_zero_and_zero_are_one_configuration) {
+  int rc;
+  char *all = parse_text(HEAD "algorithms:\n"
+                              "  - {name: bmaa, label: A, params: {vision: 0}}\n"
+                              "  - {name: bmaa, label: B, params: {vision: -0}}\n",
+                         &rc);
+  cr_assert_neq(rc, MAPF_OK);
+  cr_assert_not_null(strstr(all, "mem/plan.yaml:6:5: error: algorithm bmaa with parameters "
+                                 "{\"expansions\":32,\"flow\":false,\"moves\":32,\"push\":false,"
+                                 "\"vision\":0} is also the entry at line 5, column 5"),
+                    "%s", all);
+  free(all);
+}
+
+/* Labels are what tables group by: two configurations under one label are an error, whether
+ * from two entries or from a template that leaves out a varied parameter. */
+Test(plan, one_label_names_one_configuration) {
+  static const struct {
+    const char *algos, *want;
+  } cases[] = {
+      {"  - {name: bmaa, label: B, params: {vision: 1}}\n"
+       "  - {name: bmaa, label: B, params: {vision: 2}}\n",
+       "mem/plan.yaml:6:5: error: label \"B\" is also the label of the entry at line 5, column "
+       "5, which has another configuration (bmaa {\"expansions\":32,\"flow\":false,\"moves\":32,"
+       "\"push\":false,\"vision\":1} there, bmaa {\"expansions\":32,\"flow\":false,\"moves\":32,"
+       "\"push\":false,\"vision\":2} here); tables would average the two as one: give each its "
+       "own label or name what differs (add {vision})"},
+      /* Another algorithm under the same label (here the registry's, twice). */
+      {"  - {name: far, label: X}\n  - {name: astar-replan, label: X}\n",
+       "mem/plan.yaml:6:5: error: label \"X\" is also the label of the entry at line 5, column "
+       "5, which has another configuration (far"},
+      {"  - {name: bmaa}\n  - {name: bmaa, params: {push: true}}\n",
+       "mem/plan.yaml:6:5: error: label \"BMAA*\" is also the label of the entry at line 5"},
+      /* A template that names one of two varied parameters. */
+      {"  - {name: bmaa, label: \"V {vision}\", params: {vision: [3, 4], moves: [4, 8]}}\n",
+       "mem/plan.yaml:5:5: error: label \"V 3\" names two configurations of this entry, bmaa "
+       "{\"expansions\":32,\"flow\":false,\"moves\":4,\"push\":false,\"vision\":3} and "
+       "{\"expansions\":32,\"flow\":false,\"moves\":8,\"push\":false,\"vision\":3}; name every "
+       "varied parameter in the label (add {moves})"},
+      /* An automatic label meeting a plain one. */
+      {"  - {name: whca, params: {window: [4, 8]}}\n"
+       "  - {name: whca, label: \"WHCA* window=8\", params: {window: 8, wait: 2}}\n",
+       "mem/plan.yaml:6:5: error: label \"WHCA* window=8\" is also the label of the entry at line "
+       "5, column 5"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char text[1024];
+    snprintf(text, sizeof text, HEAD "algorithms:\n%s", cases[k].algos);
+    int rc;
+    char *all = parse_text(text, &rc);
+    cr_assert_neq(rc, MAPF_OK, "%s", cases[k].algos);
+    cr_assert_not_null(strstr(all, cases[k].want), "%s\ngot:\n%s", cases[k].algos, all);
+    free(all);
+  }
+  /* One label over equal configurations is not a clash: the same entry twice is reported as
+   * a repeat, once. */
+  int rc;
+  char *all = parse_text(HEAD "algorithms: [{name: bmaa, label: B}, {name: bmaa, label: B}]\n", &rc);
+  cr_assert_not_null(strstr(all, "is also the entry at line 4, column 14"), "%s", all);
+  cr_assert_null(strstr(all, "is also the label"), "%s", all);
+  free(all);
+}
+
+Test(plan, an_untemplated_label_names_what_varies) {
+  farm_plan *p = parse_good(HEAD "algorithms:\n"
+                                 "  - {name: whca, params: {window: [4, 8], wait: 1}}\n"
+                                 "  - {name: bmaa, label: \"B {{x}}\", zip: {moves: [4, 8], "
+                                 "expansions: [16, 16]}, params: {push: [false, true]}}\n"
+                                 "  - {name: dm, params: {weight: [0, 5]}, exclude: [{weight: 5}]}\n");
+  char label[128];
+  mapf_params v;
+  farm_algo_combo(&p->algos[0], 1, &v);
+  farm_algo_label(&p->algos[0], &v, label, sizeof label);
+  cr_assert_str_eq(label, "WHCA* window=8", "wait is the same in every combination");
+  farm_algo_combo(&p->algos[1], 3, &v);
+  farm_algo_label(&p->algos[1], &v, label, sizeof label);
+  cr_assert_str_eq(label, "B {x} moves=8 push=true", "registry order; expansions does not vary");
+  /* What exclude leaves varies no more: one configuration, the plain label. */
+  cr_assert_eq(p->algos[2].ncombos, 1);
+  cr_assert_not(p->algos[2].label_template);
+  cr_assert_str_eq(p->algos[2].label, "DM");
+  farm_plan_free(p);
+}
+
+Test(plan, refuses_control_characters_in_labels) {
+  static const char *const labels[] = {"\"a\\nb\"", "\"tab\\there\"", "\"bell\\a\"",
+                                       "\"del\\x7f\"", "\"c1\\x85\""};
+  for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
+    char text[512];
+    snprintf(text, sizeof text, HEAD "algorithms:\n  - {name: bmaa, label: %s}\n", labels[k]);
+    int rc;
+    char *all = parse_text(text, &rc);
+    cr_assert_neq(rc, MAPF_OK, "%s", labels[k]);
+    cr_assert_not_null(strstr(all, "mem/plan.yaml:5:25: error: label: "), "%s", all);
+    cr_assert_not_null(strstr(all, "holds a control character"), "%s", all);
+    free(all);
+  }
+  /* Printable UTF-8 is fine. */
+  farm_plan *p = parse_good(HEAD "algorithms: [{name: bmaa, label: \"BMAA* \u00e9\u2192\"}]\n");
+  cr_assert_str_eq(p->algos[0].label, "BMAA* \u00e9\u2192");
+  farm_plan_free(p);
+}
+
 Test(plan, parses_every_extension_of_an_algorithm_entry) {
   farm_plan *p = load_good("sweep.yaml");
   cr_assert_eq(p->nalgos, 3);
@@ -631,13 +738,15 @@ Test(plan, parses_every_extension_of_an_algorithm_entry) {
   cr_assert_float_eq(v.v[mapf_param_index(b->def, "expansions")], 128, 0);
   cr_assert_float_eq(v.v[mapf_param_index(b->def, "push")], 1, 0);
 
-  /* push false x zip vision (2) x zip (expansions, moves) (2); a label without placeholders. */
+  /* push false x zip vision (2) x zip (expansions, moves) (2); a label without placeholders
+   * names the varied parameters, in registry order, its braces kept literal. */
   const farm_algo_spec *c = &p->algos[2];
   cr_assert_eq(c->nzips, 2);
   cr_assert_eq(c->ncombos, 4);
   cr_assert_null(c->keep);
-  cr_assert_not(c->label_template);
-  cr_assert_str_eq(c->label, "{literal}");
+  cr_assert(c->label_template);
+  cr_assert_str_eq(c->label,
+                   "{{literal}} expansions={expansions} moves={moves} vision={vision}");
   combo_json(p, 2, 1, json, sizeof json);
   cr_assert_str_eq(json, "{\"expansions\":9,\"flow\":false,\"moves\":2,\"push\":false,"
                          "\"vision\":1}");
@@ -723,7 +832,7 @@ Test(plan, defaults_replace_the_registry_and_params_override_them) {
   farm_plan *p = parse_good(HEAD "defaults: {bmaa: {expansions: 64, vision: 2, push: yes}}\n"
                                  "algorithms:\n"
                                  "  - {name: bmaa}\n"
-                                 "  - {name: bmaa, params: {expansions: 16, push: false}}\n");
+                                 "  - {name: bmaa, label: b, params: {expansions: 16, push: false}}\n");
   char json[512];
   combo_json(p, 0, 0, json, sizeof json);
   cr_assert_str_eq(json, "{\"expansions\":64,\"flow\":false,\"moves\":32,\"push\":true,"
