@@ -15,6 +15,7 @@
 #include "expand.h"
 #include "hash.h"
 #include "image.h"
+#include "labels.h"
 
 int farm_dataset_label_dir(const char *label, char *buf, size_t n) {
   size_t k = 0;
@@ -463,6 +464,8 @@ int farm_dataset_write(farm_store *st, const farm_dataset_opts *o, farm_dataset_
   c.errlen = errlen;
   plans ps = {0};
   int rc = -1;
+  /* Its labels name what suits an instance best: each must be one configuration. */
+  if (farm_labels_check(c.db, NULL, 0, err, errlen) < 0) return -1;
   static const char where[] =
       " FROM results WHERE map = ?1 AND generator = ?2 AND agents = ?3 AND instance = ?4 AND "
       "map_hash = ?5 AND status <> 'error'";

@@ -43,7 +43,7 @@ static const char usage[] =
     "                [--seconds S] [--expansions N] [--execution chains|single-pass]\n"
     "                [--trace FILE] [--export-scen FILE] [--maps DIR]\n"
     "  mapfarm report --db FILE NAME [--format text|md|csv] [--max-agents N]\n"
-    "                [--rows DIM] [--cols DIM] [--where SQL]\n"
+    "                [--rows DIM] [--cols DIM] [--where SQL] [--counts]\n"
     "  mapfarm portfolio --db FILE --size N [--by distance|suboptimality]\n"
     "                [--format text|md|csv] [--max-agents N] [--where SQL]\n"
     "  mapfarm merge OUT.db IN.db...\n"
@@ -448,7 +448,7 @@ static int report_arg(int argc, char **argv, int *i, farm_report_opts *ro) {
 
 static int cmd_report(int argc, char **argv) {
   const char *db = NULL, *name = NULL;
-  farm_report_opts ro = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
+  farm_report_opts ro = {.format = FARM_FORMAT_TEXT};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v;
     int took = report_arg(argc, argv, &i, &ro);
@@ -456,6 +456,8 @@ static int cmd_report(int argc, char **argv) {
     if (took) continue;
     if (strcmp(a, "--db") == 0) {
       if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", a);
+    } else if (strcmp(a, "--counts") == 0) {
+      ro.counts = 1;
     } else if (strcmp(a, "--rows") == 0 || strcmp(a, "--cols") == 0) {
       char derr[512];
       if (!(v = need_value(argc, argv, &i))) return bad_usage("%s needs a dimension", a);
@@ -491,7 +493,7 @@ static int cmd_portfolio(int argc, char **argv) {
   const char *db = NULL, *v;
   long long size = 0;
   int by = FARM_PF_BY_DISTANCE;
-  farm_report_opts ro = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
+  farm_report_opts ro = {.format = FARM_FORMAT_TEXT};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     int took = report_arg(argc, argv, &i, &ro);

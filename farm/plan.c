@@ -2655,6 +2655,48 @@ static char *plan_dir(const char *path) {
   return d;
 }
 
+/* What a plan is without the optional top-level keys. */
+static void plan_defaults(farm_plan *plan) {
+  plan->seed = 1;
+  plan->limits = (mapf_limits){.steps = 10000, .seconds = 0, .expansions = 0};
+  plan->execution = MAPF_EXEC_CHAINS;
+  plan->coherence_every = 100;
+}
+
+int farm_plan_read_limits(const char *text, size_t len, mapf_limits *limits,
+                          mapf_execution *execution) {
+  farm_diags errs = {0, 0, NULL};
+  pctx c;
+  memset(&c, 0, sizeof c);
+  c.file = "<plan>";
+  c.text = text;
+  c.len = len;
+  c.errs = &errs;
+  farm_plan plan;
+  memset(&plan, 0, sizeof plan);
+  plan_defaults(&plan);
+  if (len > PLAN_MAX_BYTES || !yaml_parser_initialize(&c.parser)) return -1;
+  yaml_parser_set_input_string(&c.parser, (const unsigned char *)text, len);
+  pnode *root = NULL;
+  read_tree(&c, &root);
+  yaml_parser_delete(&c.parser);
+  if (!c.stop && root && root->kind == PN_MAP) {
+    for (int32_t p = 0; p < node_pairs(root); p++) {
+      const pnode *k = root->kids[2 * p], *v = root->kids[2 * p + 1];
+      if (k->kind != PN_SCALAR) continue;
+      if (strcmp(k->str, "limits") == 0) parse_limits(&c, &plan, v);
+      if (strcmp(k->str, "execution") == 0) parse_execution(&c, &plan, v);
+    }
+  }
+  int ok = root && root->kind == PN_MAP && !c.nerr && !c.stop;
+  node_free(root);
+  farm_diags_free(&errs);
+  if (!ok) return -1;
+  *limits = plan.limits;
+  *execution = plan.execution;
+  return 0;
+}
+
 int farm_plan_parse(const char *text, size_t len, const char *path, const farm_plan_opts *opts,
                     farm_plan **out, farm_diags *errs) {
   farm_diags local = {0, 0, NULL};
@@ -2687,12 +2729,7 @@ int farm_plan_parse(const char *text, size_t len, const char *path, const farm_p
   plan->text[len] = '\0';
   plan->text_len = len;
   mapf_hash128_hex(mapf_hash128_of(text, len), plan->hash);
-  plan->seed = 1;
-  plan->limits.steps = 10000;
-  plan->coherence_every = 100;
-  plan->limits.seconds = 0;
-  plan->limits.expansions = 0;
-  plan->execution = MAPF_EXEC_CHAINS;
+  plan_defaults(plan);
 
   yaml_parser_set_input_string(&c.parser, (const unsigned char *)text, len);
   pnode *root = NULL;

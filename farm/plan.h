@@ -125,6 +125,13 @@ typedef struct farm_plan_opts {
   int32_t nmap_dirs;
 } farm_plan_opts;
 
+/* The limits and execution rule of a plan's text, read as farm_plan_parse reads them (the
+ * defaults where the plan names none), without the rest of the plan, whose maps may be gone:
+ * the schema upgrade reads them from the plans that runs stored. Returns 0, or -1 when the
+ * text is not YAML, or those keys are not valid. */
+int farm_plan_read_limits(const char *text, size_t len, mapf_limits *limits,
+                          mapf_execution *execution);
+
 /* Reads and validates the plan at path. Returns MAPF_OK and *out (free with farm_plan_free),
  * or MAPF_EPARSE / MAPF_EINVAL with every error appended to errs, or MAPF_EIO when the file
  * cannot be read. Map files must exist (they are loaded later, by farm_space_init). */

@@ -78,6 +78,8 @@ static void write_batch(pool *p, done_job *items, int32_t n) {
     r->label = items[i].label;
     r->params = items[i].params;
     r->seed = j->seed;
+    r->limits = plan->limits;
+    r->execution = plan->execution;
     r->plan_index = j->index;
     r->grid = g;
     r->res = &items[i].res;

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "labels.h"
+
 /* ---- the rule ------------------------------------------------------------------------------ */
 
 void farm_pf_stat_add(farm_pf_stat *s, const farm_pf_metrics *m) {
@@ -448,7 +450,9 @@ int farm_pf_load_by(sqlite3 *db, const char *where, int32_t max_agents, int by,
    * label between them. */
   int own_txn =
       sqlite3_get_autocommit(db) && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
-  int r = load_names(db, where, max_agents, &ld, err, errlen);
+  /* Labels are what a portfolio chooses among: each must be one configuration. */
+  int r = farm_labels_check(db, where, max_agents, err, errlen);
+  if (r == 0) r = load_names(db, where, max_agents, &ld, err, errlen);
   if (r == 0 && ld.labels.n == 0) r = 1;
   if (r == 0 && (pf_names_order(&ld.labels) < 0 || pf_names_order(&ld.gens) < 0 ||
                  setup_matrix(&ld) < 0)) {

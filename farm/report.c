@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "labels.h"
 #include "portfolio.h"
 #include "suggest.h"
 
@@ -195,13 +196,21 @@ typedef struct report_cell {
  * Overall row, column and corner summed from the cells. Returns 0, 1 when no job passes the
  * filter, or -1 with err. */
 static int report_load(sqlite3 *db, const report_def *def, const farm_report_opts *o,
-                       report_table *t, char *err, size_t errlen) {
-  char rows[256], cols[256];
+                       const farm_labels *lb, report_table *t, char *err, size_t errlen) {
+  char rows[1024], cols[1024];
   const char *rh, *ch;
   dim_sql(o->rows ? o->rows : "map", rows, sizeof rows, &rh);
   dim_sql(o->cols ? o->cols : "label", cols, sizeof cols, &ch);
+  /* A label of several configurations: group on the configuration, named apart below. */
+  int split[2] = {0, 0};
+  char *dims[2] = {rows, cols};
+  for (int k = 0; k < 2; k++) {
+    if (strcmp(dims[k], "label") != 0 || !farm_labels_mixed(lb)) continue;
+    snprintf(dims[k], sizeof rows, "%s", farm_labels_key_sql(lb));
+    split[k] = 1;
+  }
   const char *where = o->where && *o->where ? o->where : "1";
-  size_t len = strlen(where) + 1536;
+  size_t len = strlen(where) + 4096;
   char *sql = malloc(len);
   if (!sql) {
     snprintf(err, errlen, "out of memory");
@@ -238,6 +247,8 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
     double rval = sqlite3_column_double(s, 0), cval = sqlite3_column_double(s, 1);
     const char *map = (const char *)sqlite3_column_text(s, 0);
     const char *label = (const char *)sqlite3_column_text(s, 1);
+    if (split[0] && map) map = farm_labels_name(lb, map);
+    if (split[1] && label) label = farm_labels_name(lb, label);
     int64_t first = sqlite3_column_int64(s, 2);
     if (ncells == cap) {
       int32_t ncap = cap ? cap * 2 : 64;
@@ -337,10 +348,37 @@ static int report_text_alloc(report_text *x, int32_t rows, int32_t cols) {
   return 0;
 }
 
-/* Characters, not bytes, so that UTF-8 names and the "±" of the portfolio table line up. */
+/* A control character in a name (a label stored by an older mapfarm, which did not refuse
+ * them) would break a text or Markdown table's line: it is shown escaped, C-style. Returns the
+ * escape's length, 0 for a character shown as it is; esc gets the escape. */
+static size_t control_escape(unsigned char ch, char esc[5]) {
+  if (ch >= 0x20 && ch != 0x7f) return 0;
+  if (ch == '\n') return (size_t)snprintf(esc, 5, "\\n");
+  if (ch == '\t') return (size_t)snprintf(esc, 5, "\\t");
+  if (ch == '\r') return (size_t)snprintf(esc, 5, "\\r");
+  return (size_t)snprintf(esc, 5, "\\x%02x", ch);
+}
+
+/* Writes s with its control characters escaped. */
+static void put_escaped(const char *s, FILE *out) {
+  char esc[5];
+  for (; *s; s++) {
+    if (control_escape((unsigned char)*s, esc))
+      fputs(esc, out);
+    else
+      fputc(*s, out);
+  }
+}
+
+/* Characters as shown, not bytes, so that UTF-8 names and the "±" of the portfolio table line
+ * up. */
 static size_t text_width(const char *s) {
   size_t n = 0;
-  for (; *s; s++) n += ((unsigned char)*s & 0xc0) != 0x80;
+  char esc[5];
+  for (; *s; s++) {
+    size_t e = control_escape((unsigned char)*s, esc);
+    n += e ? e : ((unsigned char)*s & 0xc0) != 0x80;
+  }
   return n;
 }
 
@@ -354,13 +392,50 @@ static void report_text_widths(report_text *x) {
   }
 }
 
+/* Sets cell (r, c) to formatted text that the table owns. Returns 0, or -1 out of memory. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static int text_printf(report_text *x, int32_t r, int32_t c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return -1;
+  char *p = malloc((size_t)n + 1);
+  if (!p) return -1;
+  va_start(ap, fmt);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  size_t i = (size_t)r * (size_t)x->cols + (size_t)c;
+  free(x->own[i]);
+  x->own[i] = p;
+  x->cell[i] = p;
+  return 0;
+}
+
+/* v rounded half away from zero at `decimals`, as the paper tables print, without "-0". */
+static double rounded(double v, int decimals) {
+  double p = pow(10.0, decimals);
+  v = round(v * p) / p;
+  return v == 0.0 ? 0.0 : v;
+}
+
+/* How a table shows each cell's job count (--counts): not at all, after the value ("63 (10)"),
+ * or in a column of its own after each value column (CSV, for programs). */
+enum { COUNTS_NONE, COUNTS_INLINE, COUNTS_COLUMNS };
+
 static int report_text_build(const report_table *t, const report_def *def, const char *header,
-                             report_text *x) {
-  if (report_text_alloc(x, t->nmaps + 2, t->nlabels + 2) < 0) return -1;
+                             int counts, report_text *x) {
+  int32_t per = counts == COUNTS_COLUMNS ? 2 : 1; /* text columns per label column */
+  if (report_text_alloc(x, t->nmaps + 2, 1 + per * (t->nlabels + 1)) < 0) return -1;
   x->rule[1] = x->rule[x->rows - 1] = 1; /* under the header and above Overall */
   x->cell[0] = header;
-  for (int32_t c = 0; c < t->nlabels; c++) x->cell[1 + c] = t->labels[c].name;
-  x->cell[x->cols - 1] = "Overall";
+  for (int32_t c = 0; c <= t->nlabels; c++) {
+    const char *name = c < t->nlabels ? t->labels[c].name : "Overall";
+    x->cell[1 + per * c] = name;
+    if (per == 2 && text_printf(x, 0, 2 + 2 * c, "%s jobs", name) < 0) return -1;
+  }
   for (int32_t r = 0; r <= t->nmaps; r++) {
     size_t row = (size_t)(r + 1) * (size_t)x->cols;
     x->cell[row] = r < t->nmaps ? t->maps[r].name : "Overall";
@@ -368,15 +443,31 @@ static int report_text_build(const report_table *t, const report_def *def, const
       const report_acc *a = &t->acc[r * (t->nlabels + 1) + c];
       if (a->jobs == 0 || a->n == 0) continue;
       /* Round half away from zero at the printed precision, so 62.5 prints as 63. */
-      double p = pow(10.0, def->decimals);
-      double v = round(def->scale * a->sum / (double)a->n * p) / p;
-      if (v == 0.0) v = 0.0; /* no "-0" */
-      snprintf(x->num[row + 1 + (size_t)c], sizeof x->num[0], "%.*f", def->decimals, v);
-      x->cell[row + 1 + (size_t)c] = x->num[row + 1 + (size_t)c];
+      double v = rounded(def->scale * a->sum / (double)a->n, def->decimals);
+      int32_t col = 1 + per * c;
+      int bad = counts == COUNTS_INLINE
+                    ? text_printf(x, r + 1, col, "%.*f (%lld)", def->decimals, v, (long long)a->n)
+                    : text_printf(x, r + 1, col, "%.*f", def->decimals, v);
+      if (!bad && per == 2) bad = text_printf(x, r + 1, col + 1, "%lld", (long long)a->n);
+      if (bad) return -1;
     }
   }
   report_text_widths(x);
   return 0;
+}
+
+/* The smallest and largest job count of the body's cells that have a value (Overall left
+ * out: it sums cells). */
+static void count_range(const report_table *t, int64_t *lo, int64_t *hi) {
+  *lo = INT64_MAX;
+  *hi = 0;
+  for (int32_t r = 0; r < t->nmaps; r++)
+    for (int32_t c = 0; c < t->nlabels; c++) {
+      const report_acc *a = &t->acc[r * (t->nlabels + 1) + c];
+      if (a->jobs == 0 || a->n == 0) continue;
+      if (a->n < *lo) *lo = a->n;
+      if (a->n > *hi) *hi = a->n;
+    }
 }
 
 static void report_text_free(report_text *x) {
@@ -415,12 +506,12 @@ static void write_text(const report_text *x, const char *title, FILE *out) {
       size_t w = text_width(s);
       fputs(c ? "  " : "", out);
       if (x->left[c]) {
-        fputs(s, out);
+        put_escaped(s, out);
         /* No trailing blanks after the last column. */
         if (c + 1 < x->cols) pad(width[c] - w, out);
       } else {
         pad(width[c] - w, out);
-        fputs(s, out);
+        put_escaped(s, out);
       }
     }
     fputc('\n', out);
@@ -430,9 +521,27 @@ static void write_text(const report_text *x, const char *title, FILE *out) {
 /* A Markdown cell: backslash-escapes the characters that would end the cell or start
  * emphasis or code (labels such as "BMAA*-f" carry asterisks). */
 static void write_md_cell(const char *s, FILE *out) {
+  char esc[5];
   for (; *s; s++) {
+    if (control_escape((unsigned char)*s, esc)) {
+      fputc('\\', out); /* the escape's backslash, itself escaped */
+      fputs(esc, out);
+      continue;
+    }
     if (strchr("\\|*_`", *s)) fputc('\\', out);
     fputc(*s, out);
+  }
+}
+
+/* Lines of plain text as Markdown: escaped as cells are, each line ending in a hard break. */
+static void write_md_text(const char *s, FILE *out) {
+  while (*s) {
+    size_t n = strcspn(s, "\n");
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), s);
+    write_md_cell(line, out);
+    fputs(s[n] == '\n' && s[n + 1] ? "  \n" : "\n", out);
+    s += n + (s[n] == '\n');
   }
 }
 
@@ -481,35 +590,6 @@ static void write_csv(const report_text *x, FILE *out) {
 }
 
 /* ---- portfolios: thesis Tables 5.1 and 5.2, greedy formation (farm/portfolio.c) ------------ */
-
-/* Sets cell (r, c) to formatted text that the table owns. Returns 0, or -1 out of memory. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static int text_printf(report_text *x, int32_t r, int32_t c, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0) return -1;
-  char *p = malloc((size_t)n + 1);
-  if (!p) return -1;
-  va_start(ap, fmt);
-  vsnprintf(p, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  size_t i = (size_t)r * (size_t)x->cols + (size_t)c;
-  free(x->own[i]);
-  x->own[i] = p;
-  x->cell[i] = p;
-  return 0;
-}
-
-/* v rounded half away from zero at `decimals`, as the paper tables print, without "-0". */
-static double rounded(double v, int decimals) {
-  double p = pow(10.0, decimals);
-  v = round(v * p) / p;
-  return v == 0.0 ? 0.0 : v;
-}
 
 /* A number, or no value (NaN: a mean over nothing). */
 static int put_value(report_text *x, int32_t r, int32_t c, double v, int decimals) {
@@ -890,7 +970,7 @@ int farm_report_greedy_by(farm_store *st, int32_t size, const farm_report_opts *
     err = scratch;
     errlen = sizeof scratch;
   }
-  farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
+  farm_report_opts o = {.format = FARM_FORMAT_TEXT};
   if (opts) o = *opts;
   if (size < 1) {
     snprintf(err, errlen, "--size: expected an integer >= 1, found %d", (int)size);
@@ -983,7 +1063,7 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
     err = scratch;
     errlen = sizeof scratch;
   }
-  farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL};
+  farm_report_opts o = {.format = FARM_FORMAT_TEXT};
   if (opts) o = *opts;
   /* Thesis Tables 5.1 and 5.2: their own machinery above. */
   if (name && strcmp(name, "portfolio") == 0) return pf_report(st, 51, &o, out, err, errlen);
@@ -1002,9 +1082,24 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   if (check_report(st, &o, &min_agents, err, errlen) < 0) return -1;
   sqlite3 *db = farm_store_db(st);
 
+  /* The labels' configurations and the table in one read transaction: a run writing the file
+   * meanwhile cannot add a configuration between the two. */
+  int own_txn =
+      sqlite3_get_autocommit(db) && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+  const char *ignore[3] = {NULL, NULL, NULL};
+  int nign = 0, label_dim = 0;
+  const char *dimv[2] = {o.rows ? o.rows : "map", o.cols ? o.cols : "label"};
+  for (int k = 0; k < 2; k++) {
+    if (strncmp(dimv[k], "param:", 6) == 0) ignore[nign++] = dimv[k] + 6;
+    label_dim |= strcmp(dimv[k], "label") == 0;
+  }
+  farm_labels *lb = NULL;
   report_table t;
   memset(&t, 0, sizeof t);
-  int r = report_load(db, def, &o, &t, err, errlen);
+  int r = farm_labels_load(db, o.where, o.max_agents, ignore, &lb, err, errlen);
+  if (r == 0 && !label_dim) r = farm_labels_refuse_mixed(lb, err, errlen);
+  if (r == 0) r = report_load(db, def, &o, lb, &t, err, errlen);
+  if (own_txn) sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
   if (r == 1 && o.where && *o.where) {
     snprintf(err, errlen, "no results in DB%s match --where \"%s\"",
              o.max_agents > 0 ? " with at most that many agents" : "", o.where);
@@ -1036,17 +1131,40 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   }
   if (r < 0) {
     report_table_free(&t);
+    farm_labels_free(lb);
     return -1;
   }
   char rexpr[256];
   const char *header;
   dim_sql(o.rows ? o.rows : "map", rexpr, sizeof rexpr, &header);
-  if (report_text_build(&t, def, header, &x) < 0) {
+  int counts = !o.counts                      ? COUNTS_NONE
+               : o.format == FARM_FORMAT_CSV ? COUNTS_COLUMNS
+                                             : COUNTS_INLINE;
+  if (report_text_build(&t, def, header, counts, &x) < 0) {
     snprintf(err, errlen, "out of memory");
     report_text_free(&x);
     report_table_free(&t);
+    farm_labels_free(lb);
     return -1;
   }
+
+  /* Notes under a text or Markdown table (CSV is for programs: the names say it all): labels
+   * shown apart by configuration, and cells that average unequal numbers of jobs. */
+  char notes[2048] = "";
+  size_t nl = 0;
+  if (label_dim && farm_labels_mixed(lb)) {
+    nl += (size_t)snprintf(notes, sizeof notes, "Labels with several configurations (shown "
+                                                "apart, named by what differs):\n");
+    int w = farm_labels_describe(lb, 10, notes + nl, sizeof notes - nl);
+    nl += w > 0 ? (size_t)w : 0;
+    if (nl < sizeof notes) nl += (size_t)snprintf(notes + nl, sizeof notes - nl, "\n");
+  }
+  int64_t lo, hi;
+  count_range(&t, &lo, &hi);
+  if (lo < hi && nl < sizeof notes)
+    snprintf(notes + nl, sizeof notes - nl,
+             "Cells average unequal numbers of jobs (%lld to %lld)%s\n", (long long)lo,
+             (long long)hi, o.counts ? ": each cell's count is in parentheses" : "; --counts shows them");
 
   switch (o.format) {
   case FARM_FORMAT_TEXT: {
@@ -1060,15 +1178,21 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
     snprintf(title, sizeof title, "%s: mean over %lld job%s%s%s%s", def->title,
              (long long)t.jobs, t.jobs == 1 ? "" : "s", agents, where, errors);
     write_text(&x, title, out);
+    fputs(notes, out);
     break;
   }
   case FARM_FORMAT_MD:
     write_md(&x, out);
+    if (*notes) {
+      fputc('\n', out);
+      write_md_text(notes, out);
+    }
     break;
   case FARM_FORMAT_CSV:
     write_csv(&x, out);
     break;
   }
+  farm_labels_free(lb);
   report_text_free(&x);
   report_table_free(&t);
   if (fflush(out) != 0 || ferror(out)) {

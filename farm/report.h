@@ -18,6 +18,7 @@ typedef struct farm_report_opts {
    * algorithm parameter (seed 001's parameter study: rows vision, columns expansions). */
   const char *rows, *cols;
   const char *where;  /* an SQL condition on results that every job must meet; NULL = none */
+  int counts;         /* show each cell's job count (--counts) */
 } farm_report_opts;
 
 /* Checks a --rows or --cols value; returns 0, or -1 with the reason in err. */

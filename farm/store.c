@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "plan.h" /* farm_plan_read_limits: the limits of a stored plan */
 
 /* Provenance strings; CMake defines them for the farm library (CMakeLists.txt). The defaults
  * keep isolated builds working. */
@@ -84,9 +85,11 @@ static const char sql_put_result[] =
     "mean_completion_seconds_capped, mean_travel_distance, steps, wall_seconds, expansions, "
     "planning_seconds, max_step_planning_seconds, failed_moves, pushes, searches, "
     "deadlocks_broken, plan_index, finished_at, suboptimality, loops, loops_done, "
-    "failed_moves_per_loop, coherence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+    "failed_moves_per_loop, coherence, limit_steps, limit_seconds, limit_expansions, "
+    "execution) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
     "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
-    "?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37) ON CONFLICT (job_key) DO UPDATE SET "
+    "?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41) "
+    "ON CONFLICT (job_key) DO UPDATE SET "
     "run_id = excluded.run_id, map = excluded.map, map_hash = excluded.map_hash, "
     "generator = excluded.generator, agents = excluded.agents, instance = "
     "excluded.instance, algorithm = excluded.algorithm, label = excluded.label, "
@@ -105,7 +108,9 @@ static const char sql_put_result[] =
     "excluded.deadlocks_broken, plan_index = excluded.plan_index, finished_at = "
     "excluded.finished_at, suboptimality = excluded.suboptimality, loops = excluded.loops, "
     "loops_done = excluded.loops_done, failed_moves_per_loop = "
-    "excluded.failed_moves_per_loop, coherence = excluded.coherence "
+    "excluded.failed_moves_per_loop, coherence = excluded.coherence, limit_steps = "
+    "excluded.limit_steps, limit_seconds = excluded.limit_seconds, limit_expansions = "
+    "excluded.limit_expansions, execution = excluded.execution "
     "WHERE results.status = 'error'";
 
 /* The id of a replaced error row (the upsert's UPDATE sets no last-insert rowid). */
@@ -202,8 +207,8 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
                  path);
     return -1;
   }
-  if (version == FARM_SCHEMA_UPGRADABLE) {
-    *old = 1;
+  if (version >= FARM_SCHEMA_OLDEST && version < FARM_SCHEMA_VERSION) {
+    *old = (int)version;
     *fresh = 0;
     return 0;
   }
@@ -212,12 +217,12 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
      * wrote it. */
     farm_set_err(err, errlen,
                  "%s: mapfarm database of schema version %" PRId64 "%s; this mapfarm reads "
-                 "schema versions %d and %d only; left untouched",
+                 "schema versions %d to %d only; left untouched",
                  path, version,
                  version > FARM_SCHEMA_VERSION ? " (written by a newer mapfarm)"
                  : version > 0                 ? " (written by an older mapfarm)"
                                                : "",
-                 FARM_SCHEMA_UPGRADABLE, FARM_SCHEMA_VERSION);
+                 FARM_SCHEMA_OLDEST, FARM_SCHEMA_VERSION);
     return -1;
   }
   *fresh = 0;
@@ -451,10 +456,11 @@ static int shadow_views(sqlite3 *db, const char *path, char *err, size_t errlen)
   return stale < 0 ? -1 : 0;
 }
 
-/* Schema version 2 to 3: new columns at the end of their tables, in schema.sql's order, and the
- * coherence_series table; no row changes (the new columns are NULL, loops 0: version-2 jobs
- * were one-way). */
-static const char upgrade_sql[] =
+/* The upgrade from each older schema version to the next, from FARM_SCHEMA_OLDEST on: new
+ * columns at the end of their tables, in schema.sql's order, and new tables.
+ * 2 to 3: no row changes (the new columns are NULL, loops 0: version-2 jobs were one-way).
+ * 3 to 4: the limits and execution of each row, filled in by backfill_limits. */
+static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST] = {
     "ALTER TABLE results ADD COLUMN suboptimality REAL;"
     "ALTER TABLE results ADD COLUMN loops INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE results ADD COLUMN loops_done INTEGER;"
@@ -463,21 +469,64 @@ static const char upgrade_sql[] =
     "ALTER TABLE agent_results ADD COLUMN optimal_distance REAL;"
     "ALTER TABLE agent_results ADD COLUMN loops_done INTEGER;"
     "CREATE TABLE coherence_series (result_id INTEGER NOT NULL, step INTEGER NOT NULL, "
-    "coherence REAL, PRIMARY KEY (result_id, step)) WITHOUT ROWID;";
+    "coherence REAL, PRIMARY KEY (result_id, step)) WITHOUT ROWID;",
+    "ALTER TABLE results ADD COLUMN limit_steps INTEGER;"
+    "ALTER TABLE results ADD COLUMN limit_seconds REAL;"
+    "ALTER TABLE results ADD COLUMN limit_expansions INTEGER;"
+    "ALTER TABLE results ADD COLUMN execution TEXT;",
+};
 
-/* Upgrades a file of FARM_SCHEMA_UPGRADABLE in one transaction, checking the version again
- * under the write lock (another process may have upgraded it since). */
+/* Schema version 4's limits and execution of the rows of an older file: a row's job ran under
+ * the limits of the plan of the run that wrote it (they are part of its key), and runs keep
+ * their plan's text. Rows of a run whose text is missing or unreadable stay NULL (unknown). */
+static int backfill_limits(sqlite3 *db, const char *path, char *err, size_t errlen) {
+  sqlite3_stmt *runs = NULL, *set = NULL;
+  int rc = sqlite3_prepare_v2(db, "SELECT run_id, plan_text FROM runs WHERE plan_text IS NOT NULL",
+                              -1, &runs, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2(db,
+                            "UPDATE results SET limit_steps = ?1, limit_seconds = ?2, "
+                            "limit_expansions = ?3, execution = ?4 WHERE run_id = ?5",
+                            -1, &set, NULL);
+  while (rc == SQLITE_OK && (rc = sqlite3_step(runs)) == SQLITE_ROW) {
+    const char *text = (const char *)sqlite3_column_text(runs, 1);
+    mapf_limits lim;
+    mapf_execution ex;
+    rc = SQLITE_OK;
+    if (!text || farm_plan_read_limits(text, (size_t)sqlite3_column_bytes(runs, 1), &lim, &ex) != 0)
+      continue;
+    sqlite3_bind_int64(set, 1, lim.steps);
+    sqlite3_bind_double(set, 2, lim.seconds);
+    sqlite3_bind_int64(set, 3, lim.expansions);
+    sqlite3_bind_text(set, 4, mapf_execution_name(ex), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(set, 5, sqlite3_column_int64(runs, 0));
+    rc = sqlite3_step(set) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    sqlite3_reset(set);
+  }
+  if (rc != SQLITE_DONE)
+    farm_set_err(err, errlen, "%s: cannot upgrade the schema: %s", path, sqlite3_errmsg(db));
+  sqlite3_finalize(runs);
+  sqlite3_finalize(set);
+  return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Upgrades a file of an older schema version in one transaction, step by step, checking the
+ * version again under the write lock (another process may have upgraded it since). */
 static int upgrade(sqlite3 *db, const char *path, char *err, size_t errlen) {
   if (exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) < 0)
     return -1;
   int fresh = 0, old = 0;
   if (classify(db, path, &fresh, &old, err, errlen) < 0) goto fail;
   if (old) {
+    for (int v = old; v < FARM_SCHEMA_VERSION; v++) {
+      if (exec_sql(db, path, upgrade_steps[v - FARM_SCHEMA_OLDEST], "cannot upgrade the schema",
+                   err, errlen) < 0)
+        goto fail;
+      if (v == 3 && backfill_limits(db, path, err, errlen) < 0) goto fail;
+    }
     char pragma[64];
     snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", FARM_SCHEMA_VERSION);
-    if (exec_sql(db, path, upgrade_sql, "cannot upgrade the schema", err, errlen) < 0 ||
-        exec_sql(db, path, pragma, "cannot upgrade the schema", err, errlen) < 0)
-      goto fail;
+    if (exec_sql(db, path, pragma, "cannot upgrade the schema", err, errlen) < 0) goto fail;
   }
   if (exec_sql(db, path, "COMMIT", "cannot upgrade the schema", err, errlen) < 0) goto fail;
   return 0;
@@ -959,6 +1008,10 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
   sqlite3_bind_int64(s, 31, r->plan_index);
   sqlite3_bind_text(s, 32, now, 20, SQLITE_STATIC);
   sqlite3_bind_int(s, 34, res->loops);
+  sqlite3_bind_int64(s, 38, r->limits.steps);
+  bind_real(s, 39, r->limits.seconds);
+  sqlite3_bind_int64(s, 40, r->limits.expansions);
+  bind_text(s, 41, mapf_execution_name(r->execution));
   /* One row changed: a new row, whose id is the last inserted rowid (a new one: ids are never
    * those of rows still present), or a replaced error row, for which that rowid stays as it
    * was (agent_results, WITHOUT ROWID, never sets it). None: the key was there; left alone. */

@@ -19,9 +19,10 @@
 
 /* PRAGMA application_id of a mapfarm database ("mapf"), and the schema version. */
 #define FARM_APPLICATION_ID 0x6d617066
-#define FARM_SCHEMA_VERSION 3
-/* The older version this mapfarm upgrades in place when it opens a file for writing. */
-#define FARM_SCHEMA_UPGRADABLE 2
+#define FARM_SCHEMA_VERSION 4
+/* The oldest version this mapfarm reads, and upgrades in place when it opens a file for
+ * writing (every version from it to FARM_SCHEMA_VERSION). */
+#define FARM_SCHEMA_OLDEST 2
 
 typedef struct farm_store farm_store;
 
@@ -33,7 +34,7 @@ enum {
 /* Opens (or creates) a results database. An existing file that is not SQLite, or a SQLite
  * database that is not a mapfarm database (other application_id, or tables but no mapfarm
  * schema) or not of FARM_SCHEMA_VERSION (an older or newer mapfarm's), is refused and left
- * untouched, except a file of FARM_SCHEMA_UPGRADABLE: FARM_STORE_CREATE adds the newer
+ * untouched, except a file of FARM_SCHEMA_OLDEST or later: FARM_STORE_CREATE adds the newer
  * columns and tables to it in one transaction (nothing else changes), and FARM_STORE_READONLY
  * reads it as it is (the newer columns are missing there). Either way the connection then sees the views of this mapfarm's
  * schema/views.sql: where a file's views differ (written by an older mapfarm of the same
@@ -89,6 +90,8 @@ typedef struct farm_record {
   int32_t agents, instance;
   const char *algorithm, *label, *params; /* params: canonical JSON */
   uint64_t seed;
+  mapf_limits limits;      /* the plan's limits and execution rule (part of the key) */
+  mapf_execution execution;
   int64_t plan_index;      /* the job's index in its plan (orders reports) */
   const mapf_grid *grid;   /* to turn cell ids into x, y in agent rows */
   const mapf_result *res;  /* res->agent may be NULL for an error row */

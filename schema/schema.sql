@@ -3,12 +3,13 @@
 -- This file is compiled into the binary (cmake/embed.cmake) and run once, in one transaction,
 -- when farm/store.c creates a database; views.sql follows it. farm/store.c then sets
 --   PRAGMA application_id = 0x6d617066  ("mapf", FARM_APPLICATION_ID in farm/store.h)
---   PRAGMA user_version   = 3           (FARM_SCHEMA_VERSION: bump it with any change here once
+--   PRAGMA user_version   = 4           (FARM_SCHEMA_VERSION: bump it with any change here once
 --                                          released. Version 1 keyed agent_results by job_key,
 --                                          and is refused, untouched. Version 2 lacked the
 --                                          columns marked "schema version 3" and the table
---                                          coherence_series: farm/store.c adds them when it
---                                          opens such a file for writing (upgrade_sql))
+--                                          coherence_series, version 3 the columns marked
+--                                          "schema version 4": farm/store.c adds them when it
+--                                          opens such a file for writing (upgrade_steps))
 -- and opens every connection with journal_mode=WAL and synchronous=NORMAL.
 --
 -- Conventions:
@@ -103,7 +104,14 @@ CREATE TABLE results (
   loops                  INTEGER NOT NULL DEFAULT 0, -- patrol loops per agent (0: one-way)
   loops_done             INTEGER,        -- patrol loops completed, all agents
   failed_moves_per_loop  REAL,           -- failed_moves / (agents x loops); NULL if one-way
-  coherence              REAL            -- direction-map coherence at the end (dm); NULL else
+  coherence              REAL,           -- direction-map coherence at the end (dm); NULL else
+  -- Added in schema version 4: the plan's limits and execution rule, part of the job key, so
+  -- that reports can tell configurations apart that share a label. The upgrade from version 3
+  -- reads them from the plan text of the run that wrote each row; NULL where that is unknown.
+  limit_steps            INTEGER,        -- `limits: steps`
+  limit_seconds          REAL,           -- `limits: seconds`; 0: none
+  limit_expansions       INTEGER,        -- `limits: expansions`; 0: none
+  execution              TEXT            -- 'chains' or 'single-pass'
 );
 
 -- The reports group by map and label and list them in plan order (the smallest plan_index of

@@ -410,7 +410,7 @@ Test(cli, a_schema_2_file_is_read_and_upgraded_in_place) {
   cr_assert_eq(test_db_int(db, "PRAGMA user_version"), 2, "a read leaves it as it is");
   cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
   free(err);
-  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), 3);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), 4);
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results"), 41);
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE job_key = "
                              "'0123456789abcdef0123456789abcdef' AND loops = 0 AND coherence IS "
@@ -420,6 +420,63 @@ Test(cli, a_schema_2_file_is_read_and_upgraded_in_place) {
                              "optimal_distance IS NULL"),
                1);
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM coherence_series"), 0);
+}
+
+/* A file of schema version 3 is upgraded to version 4 when a run opens it for writing: each
+ * row gets the limits and execution of the plan of the run that wrote it, read from that run's
+ * stored text; rows of a run without a readable plan stay NULL. */
+Test(cli, a_schema_3_file_gets_the_limits_of_its_runs_plans) {
+  char db[512], *out, *err;
+  snprintf(db, sizeof db, "%s/v3.db", tmpdir);
+  char schema_path[600];
+  snprintf(schema_path, sizeof schema_path, "%s/tests/data/schema-v3.sql", MAPFARM_SOURCE_DIR);
+  char *schema = test_slurp_text(schema_path);
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+  char *msg = NULL;
+  int rc = sqlite3_exec(h, schema, NULL, NULL, &msg);
+  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
+  free(schema);
+  /* Three runs: limits given, limits by default with single-pass, and a text that is no plan. */
+  rc = sqlite3_exec(
+      h,
+      "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 3;"
+      "INSERT INTO runs (run_id, plan_text, version, compiler, cflags, host, started_at) VALUES "
+      "(1, 'name: a\nlimits: {steps: 50, seconds: 2.5, expansions: 900}\n', 'v', 'c', 'f', "
+      "'h', 't'), (2, 'name: b\nexecution: single-pass\n', 'v', 'c', 'f', 'h', 't'), "
+      "(3, '[not, a, plan', 'v', 'c', 'f', 'h', 't');"
+      "INSERT INTO results (job_key, run_id, map, map_hash, generator, agents, instance, "
+      "algorithm, label, params, seed, status, finished_at) VALUES "
+      "('0123456789abcdef0123456789abcde1', 1, 'm', '0000000000000001', 'random', 1, 0, 'bmaa', "
+      "'B', '{}', '0000000000000002', 'ok', 't'),"
+      "('0123456789abcdef0123456789abcde2', 2, 'm', '0000000000000001', 'random', 1, 0, 'bmaa', "
+      "'B', '{}', '0000000000000002', 'ok', 't'),"
+      "('0123456789abcdef0123456789abcde3', 3, 'm', '0000000000000001', 'random', 1, 0, 'bmaa', "
+      "'B', '{}', '0000000000000002', 'ok', 't');",
+      NULL, NULL, &msg);
+  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
+  sqlite3_close(h);
+  char plan[600];
+  snprintf(plan, sizeof plan, "%s/tests/data/cli/small.yaml", MAPFARM_SOURCE_DIR);
+  cr_assert_eq(mapfarm(&out, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(out);
+  free(err);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), 4);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE run_id = 1 AND limit_steps = "
+                             "50 AND limit_seconds = 2.5 AND limit_expansions = 900 AND "
+                             "execution = 'chains'"),
+               1);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE run_id = 2 AND limit_steps = "
+                             "10000 AND limit_seconds = 0 AND limit_expansions = 0 AND "
+                             "execution = 'single-pass'"),
+               1);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE run_id = 3 AND limit_steps IS "
+                             "NULL AND execution IS NULL"),
+               1);
+  /* The new run's rows carry its plan's limits. */
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE run_id = 4 AND limit_steps = "
+                             "1000 AND limit_seconds = 0 AND execution = 'chains'"),
+               40);
 }
 
 static void plan_path(char *buf, size_t n, const char *name) {

@@ -98,7 +98,7 @@ static int report_str(farm_store *st, const char *name, int32_t size, farm_forma
   size_t len = 0;
   FILE *f = open_memstream(text, &len);
   cr_assert_not_null(f);
-  farm_report_opts opts = {format, 0, NULL, NULL, where};
+  farm_report_opts opts = {format, 0, NULL, NULL, where, 0};
   int r = name ? farm_report(st, name, &opts, f, err, errlen)
                : farm_report_greedy(st, size, &opts, f, err, errlen);
   fclose(f);
@@ -152,6 +152,18 @@ static const job tie_jobs[] = {
 };
 #define TIE_N ((int32_t)(sizeof tie_jobs / sizeof tie_jobs[0]))
 
+/* tie_jobs with A's two jobs on instance 4 made one, of A's one configuration. */
+static const job *single_config_ties(void) {
+  static job j[TIE_N - 1];
+  for (int32_t i = 0, k = 0; i < TIE_N; i++) {
+    if (i == 13) continue;
+    j[k] = tie_jobs[i];
+    if (i == 12) j[k].params = NULL;
+    k++;
+  }
+  return j;
+}
+
 Test(portfolio, best_and_worst_label_per_instance_use_every_tie_break) {
   char path[512];
   farm_store *st = make_db("ties.db", tie_jobs, TIE_N, path, sizeof path);
@@ -172,9 +184,18 @@ Test(portfolio, best_and_worst_label_per_instance_use_every_tie_break) {
   expect_rows(db, "SELECT count(*) FROM portfolio_labels WHERE best_label = 'C' AND instance = 5",
               "0\n");
 
-  /* farm/portfolio.c agrees: rows are the instances 0..4 (sorted by instance), 5 is left out. */
+  /* farm/portfolio.c chooses among labels, so it refuses A's two configurations, naming what
+   * differs; the views above keep a tie-break for such files. */
   char err[512] = "";
   farm_pf_matrix *m = NULL;
+  cr_assert_eq(farm_pf_load(db, NULL, 0, &m, err, sizeof err), -1);
+  cr_expect(strstr(err, "label \"A\" holds 3 configurations among these jobs (they differ in "
+                        "k: -; 1; 2)") != NULL, "%s", err);
+  farm_store_close(st);
+  /* With A one configuration on instance 4, it agrees with the views: rows are the instances
+   * 0..4 (sorted by instance), 5 is left out. */
+  st = make_db("ties1.db", single_config_ties(), TIE_N - 1, path, sizeof path);
+  db = farm_store_db(st);
   cr_assert_eq(farm_pf_load(db, NULL, 0, &m, err, sizeof err), 0, "%s", err);
   cr_expect_eq(m->nlabels, 3);
   cr_expect_str_eq(m->labels[0], "A");
@@ -182,7 +203,7 @@ Test(portfolio, best_and_worst_label_per_instance_use_every_tie_break) {
   cr_expect_eq(m->partial, 1);
   cr_expect_eq(m->partial_jobs, 2);
   cr_expect_eq(m->errors, 1);
-  cr_expect_eq(m->jobs, 16);
+  cr_expect_eq(m->jobs, 15);
   int32_t choice[5];
   farm_pf_select(m, NULL, choice, NULL, NULL);
   const char *best[5] = {"B", "C", "B", "A", "A"}, *worst[5] = {"A", "B", "A", "C", "C"};
@@ -215,6 +236,11 @@ Test(portfolio, perfect_selector_bounds_every_label_and_the_worst_selector) {
   expect_rows(db, "SELECT label, jobs, best_on FROM portfolio_label_means ORDER BY label",
               "A|6|2\nB|5|2\nC|5|1\n");
 
+  /* farm/portfolio.c on the same instances with A one configuration: pi* and the worst
+   * selector are the same there (A's two jobs on instance 4 were both the best). */
+  farm_store_close(st);
+  st = make_db("bounds1.db", single_config_ties(), TIE_N - 1, path, sizeof path);
+  db = farm_store_db(st);
   char err[512] = "";
   farm_pf_matrix *m = NULL;
   cr_assert_eq(farm_pf_load(db, NULL, 0, &m, err, sizeof err), 0, "%s", err);
@@ -504,7 +530,7 @@ Test(portfolio, no_instance_with_every_label_is_an_error) {
   cr_expect(strstr(err, "no instance in DB has a job that ran for each of its 2 labels (2 "
                         "instances have some)") != NULL,
             "got: %s", err);
-  farm_report_opts rows = {FARM_FORMAT_TEXT, 0, "map", NULL, NULL};
+  farm_report_opts rows = {FARM_FORMAT_TEXT, 0, "map", NULL, NULL, 0};
   FILE *f = fopen("/dev/null", "w");
   cr_expect_eq(farm_report(st, "problem-types", &rows, f, err, sizeof err), -1);
   fclose(f);

@@ -100,7 +100,7 @@ static int report_str(farm_store *st, const char *name, farm_format format, int3
   size_t len = 0;
   FILE *f = open_memstream(text, &len);
   cr_assert_not_null(f);
-  farm_report_opts opts = {format, max_agents, NULL, NULL, NULL};
+  farm_report_opts opts = {format, max_agents, NULL, NULL, NULL, 0};
   int r = farm_report(st, name, &opts, f, err, errlen);
   fclose(f);
   return r;
@@ -134,7 +134,8 @@ Test(report, completion_rate_as_text) {
                       "zeta        95         38       66\n"
                       "alpha       75          -       75\n"
                       "-------  -----  ---------  -------\n"
-                      "Overall     88         38       68\n");
+                      "Overall     88         38       68\n"
+                      "Cells average unequal numbers of jobs (1 to 2); --counts shows them\n");
 }
 
 Test(report, completion_rate_as_markdown) {
@@ -143,7 +144,9 @@ Test(report, completion_rate_as_markdown) {
                       "| :--- | ---: | ---: | ---: |\n"
                       "| zeta | 95 | 38 | 66 |\n"
                       "| alpha | 75 | - | 75 |\n"
-                      "| Overall | 88 | 38 | 68 |\n");
+                      "| Overall | 88 | 38 | 68 |\n"
+                      "\n"
+                      "Cells average unequal numbers of jobs (1 to 2); --counts shows them\n");
 }
 
 Test(report, completion_rate_as_csv) {
@@ -163,7 +166,8 @@ Test(report, completion_time_has_one_decimal_and_rounds_halves_up) {
                       "zeta      50.5      150.0    100.3\n"
                       "alpha     50.3          -     50.3\n"
                       "-------  -----  ---------  -------\n"
-                      "Overall   50.4      150.0     90.3\n");
+                      "Overall   50.4      150.0     90.3\n"
+                      "Cells average unequal numbers of jobs (1 to 2); --counts shows them\n");
 }
 
 Test(report, travel_distance_as_csv) {
@@ -199,11 +203,11 @@ Test(report, max_agents_keeps_small_instances_only) {
 
 /* One BMAA* job with parameters, for the parameter-study tables (seed 001's preliminary sweep:
  * completion rate over expansions x vision). */
-static void put_param_job(farm_store *st, int32_t i, int32_t agents, const char *params,
-                          double rate) {
+static void put_param_job(farm_store *st, int32_t i, int32_t agents, const char *label,
+                          const char *params, double rate) {
   mapf_result res = result_of(MAPF_STATUS_LIMIT, rate);
   farm_record rec = {.map = "m", .generator = "random", .agents = agents, .instance = i,
-                     .algorithm = "bmaa", .label = "BMAA*", .params = params, .plan_index = i};
+                     .algorithm = "bmaa", .label = label, .params = params, .plan_index = i};
   put_job(st, 0, rec, &res, "param job %d", (int)i);
 }
 
@@ -213,7 +217,7 @@ static void expect_dims(farm_store *st, const char *rows, const char *cols, cons
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   cr_assert_not_null(f);
-  farm_report_opts opts = {FARM_FORMAT_CSV, 0, rows, cols, where};
+  farm_report_opts opts = {FARM_FORMAT_CSV, 0, rows, cols, where, 0};
   int r = farm_report(st, "completion-rate", &opts, f, err, sizeof err);
   fclose(f);
   cr_assert_eq(r, 0, "%s", err);
@@ -228,11 +232,16 @@ static void expect_dims(farm_store *st, const char *rows, const char *cols, cons
  *   3 = 50, 3 -> 80; corner 3.1 / 5 = 62. */
 Test(report, rows_and_columns_by_parameter_and_agents) {
   farm_store *st = make_db(paper_rows, 0);
-  put_param_job(st, 0, 400, "{\"expansions\":1,\"push\":false,\"vision\":1.5}", 0.2);
-  put_param_job(st, 1, 100, "{\"expansions\":1,\"push\":true,\"vision\":1.5}", 0.4);
-  put_param_job(st, 2, 400, "{\"expansions\":1,\"push\":false,\"vision\":3}", 0.6);
-  put_param_job(st, 3, 100, "{\"expansions\":32,\"push\":true,\"vision\":1.5}", 0.9);
-  put_param_job(st, 4, 400, "{\"expansions\":32,\"push\":false,\"vision\":3}", 1.0);
+  /* Labels name their configurations, as a plan's labels must. */
+  put_param_job(st, 0, 400, "e1 p0 v1.5", "{\"expansions\":1,\"push\":false,\"vision\":1.5}",
+                0.2);
+  put_param_job(st, 1, 100, "e1 p1 v1.5", "{\"expansions\":1,\"push\":true,\"vision\":1.5}",
+                0.4);
+  put_param_job(st, 2, 400, "e1 p0 v3", "{\"expansions\":1,\"push\":false,\"vision\":3}", 0.6);
+  put_param_job(st, 3, 100, "e32 p1 v1.5", "{\"expansions\":32,\"push\":true,\"vision\":1.5}",
+                0.9);
+  put_param_job(st, 4, 400, "e32 p0 v3", "{\"expansions\":32,\"push\":false,\"vision\":3}",
+                1.0);
   expect_dims(st, "param:vision", "param:expansions", NULL,
               "vision,1,32,Overall\n"
               "1.5,30,90,50\n"
@@ -244,24 +253,24 @@ Test(report, rows_and_columns_by_parameter_and_agents) {
               "400,60,,60\n"
               "Overall,60,65,62\n");
   expect_dims(st, "map", "label", "json_extract(params, '$.expansions') = 32",
-              "Map,BMAA*,Overall\n"
-              "m,95,95\n"
-              "Overall,95,95\n");
+              "Map,e32 p1 v1.5,e32 p0 v3,Overall\n"
+              "m,90,100,95\n"
+              "Overall,90,100,95\n");
   /* A misspelt parameter, dimension or column is an error, not an empty table. */
   char *text = NULL, err[512] = "";
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
-  farm_report_opts bad = {FARM_FORMAT_CSV, 0, "param:visoin", NULL, NULL};
+  farm_report_opts bad = {FARM_FORMAT_CSV, 0, "param:visoin", NULL, NULL, 0};
   cr_expect_eq(farm_report(st, "completion-rate", &bad, f, err, sizeof err), -1);
   cr_expect_str_eq(err, "no job in DB has the parameter \"visoin\" (--rows param:visoin)");
-  farm_report_opts bad_dim = {FARM_FORMAT_CSV, 0, "agnets", NULL, NULL};
+  farm_report_opts bad_dim = {FARM_FORMAT_CSV, 0, "agnets", NULL, NULL, 0};
   cr_expect_eq(farm_report(st, "completion-rate", &bad_dim, f, err, sizeof err), -1);
   cr_expect(strstr(err, "unknown table dimension \"agnets\" (did you mean \"agents\"?)") != NULL,
             "got: %s", err);
-  farm_report_opts bad_where = {FARM_FORMAT_CSV, 0, NULL, NULL, "agnts > 3"};
+  farm_report_opts bad_where = {FARM_FORMAT_CSV, 0, NULL, NULL, "agnts > 3", 0};
   cr_expect_eq(farm_report(st, "completion-rate", &bad_where, f, err, sizeof err), -1);
   cr_expect_str_eq(err, "--where \"agnts > 3\": no such column: agnts");
-  farm_report_opts none = {FARM_FORMAT_CSV, 0, NULL, NULL, "agents > 1000"};
+  farm_report_opts none = {FARM_FORMAT_CSV, 0, NULL, NULL, "agents > 1000", 0};
   cr_expect_eq(farm_report(st, "completion-rate", &none, f, err, sizeof err), -1);
   cr_expect_str_eq(err, "no results in DB match --where \"agents > 1000\"");
   fclose(f);
@@ -289,6 +298,163 @@ Test(report, csv_quotes_and_markdown_escapes_names) {
                 "| maze, large | 50 | - | 50 |\n"
                 "| a\\|b | - | 100 | 100 |\n"
                 "| Overall | 50 | 100 | 75 |\n");
+  farm_store_close(st);
+}
+
+/* A label stored with a control character (by a mapfarm that did not refuse them) is shown
+ * escaped in text and Markdown, so each table row stays one line; CSV quotes it. */
+Test(report, control_characters_in_names_are_escaped) {
+  static const row rows[] = {{"m", "two\nlines", 4, 0.5, 10.0, 3.0},
+                             {"m", "bell\a", 4, 1.0, 20.0, 5.0}};
+  farm_store *st = make_db(rows, 2);
+  expect_report(st, "completion-rate", FARM_FORMAT_TEXT, 0,
+                "Completion rate (%): mean over 2 jobs\n"
+                "Map      two\\nlines  bell\\x07  Overall\n"
+                "-------  ----------  --------  -------\n"
+                "m                50       100       75\n"
+                "-------  ----------  --------  -------\n"
+                "Overall          50       100       75\n");
+  expect_report(st, "completion-rate", FARM_FORMAT_MD, 0,
+                "| Map | two\\\\nlines | bell\\\\x07 | Overall |\n"
+                "| :--- | ---: | ---: | ---: |\n"
+                "| m | 50 | 100 | 75 |\n"
+                "| Overall | 50 | 100 | 75 |\n");
+  expect_report(st, "completion-rate", FARM_FORMAT_CSV, 0,
+                "Map,\"two\nlines\",bell\a,Overall\nm,50,100,75\nOverall,50,100,75\n");
+  farm_store_close(st);
+}
+
+/* One job of label "W" or "B" under given limits and parameters, for the tables of several
+ * configurations under one label. */
+static void put_config_job(farm_store *st, int32_t i, const char *map, const char *label,
+                           const char *algorithm, const char *params, int64_t steps,
+                           double rate) {
+  mapf_result res = result_of(MAPF_STATUS_LIMIT, rate);
+  farm_record rec = {.map = map, .generator = "random", .agents = 4, .instance = i,
+                     .algorithm = algorithm, .label = label, .params = params,
+                     .limits = {.steps = steps}, .execution = MAPF_EXEC_CHAINS,
+                     .plan_index = i};
+  put_job(st, 0, rec, &res, "config job %d", (int)i);
+}
+
+static int report_opts_str(farm_store *st, const char *name, const farm_report_opts *o,
+                           char **text, char *err, size_t errlen) {
+  size_t len = 0;
+  FILE *f = open_memstream(text, &len);
+  cr_assert_not_null(f);
+  int r = farm_report(st, name, o, f, err, errlen);
+  fclose(f);
+  return r;
+}
+
+/* Two plans run into one file with other limits, or one label given to two configurations:
+ * a table with labels as columns shows each configuration apart, named by what differs, and
+ * says so under the table; a table without labels refuses to pool them and says how to select
+ * one; --where selecting one gives the plain label back. */
+Test(report, a_label_of_several_configurations_is_split_or_refused) {
+  farm_store *st = make_db(paper_rows, 0);
+  /* W: steps 1000 (rates 1.0, 0.8) and steps 50 (0.5, 0.3); B: vision 1 and 2, one job each;
+   * X: bmaa and far. */
+  put_config_job(st, 0, "m", "W", "whca", "{\"window\":8}", 1000, 1.0);
+  put_config_job(st, 1, "m", "W", "whca", "{\"window\":8}", 1000, 0.8);
+  put_config_job(st, 2, "m", "W", "whca", "{\"window\":8}", 50, 0.5);
+  put_config_job(st, 3, "m", "W", "whca", "{\"window\":8}", 50, 0.3);
+  put_config_job(st, 4, "m", "B", "bmaa", "{\"push\":false,\"vision\":1}", 1000, 0.6);
+  put_config_job(st, 5, "m", "B", "bmaa", "{\"push\":false,\"vision\":2}", 1000, 0.7);
+  put_config_job(st, 6, "m", "X", "bmaa", "{\"push\":false,\"vision\":1}", 1000, 0.2);
+  put_config_job(st, 7, "m", "X", "far", "{\"flow\":true}", 1000, 0.4);
+  farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL, 0};
+  char *text = NULL, err[1024] = "";
+  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, err, sizeof err), 0, "%s", err);
+  cr_expect_str_eq(text,
+                   "Completion rate (%): mean over 8 jobs\n"
+                   "Map      W [steps=1000]  W [steps=50]  B [vision=1]  B [vision=2]  "
+                   "X [algorithm=bmaa]  X [algorithm=far]  Overall\n"
+                   "-------  --------------  ------------  ------------  ------------  "
+                   "------------------  -----------------  -------\n"
+                   "m                    90            40            60            70  "
+                   "                20                 40       56\n"
+                   "-------  --------------  ------------  ------------  ------------  "
+                   "------------------  -----------------  -------\n"
+                   "Overall              90            40            60            70  "
+                   "                20                 40       56\n"
+                   "Labels with several configurations (shown apart, named by what differs):\n"
+                   "\"W\" holds 2 configurations, shown apart by steps\n"
+                   "\"B\" holds 2 configurations, shown apart by vision\n"
+                   "\"X\" holds 2 configurations, shown apart by algorithm\n"
+                   "Cells average unequal numbers of jobs (1 to 2); --counts shows them\n");
+  free(text);
+  /* Labels as rows, the same names. */
+  farm_report_opts rows = {FARM_FORMAT_CSV, 0, "label", "map", NULL, 0};
+  cr_assert_eq(report_opts_str(st, "completion-rate", &rows, &text, err, sizeof err), 0, "%s",
+               err);
+  cr_expect_str_eq(text, "Label,m,Overall\nW [steps=1000],90,90\nW [steps=50],40,40\n"
+                         "B [vision=1],60,60\nB [vision=2],70,70\nX [algorithm=bmaa],20,20\n"
+                         "X [algorithm=far],40,40\nOverall,56,56\n");
+  free(text);
+  /* No label dimension: refused, naming the first mixed label in plan order. */
+  farm_report_opts by_agents = {FARM_FORMAT_TEXT, 0, "agents", "algorithm", NULL, 0};
+  cr_expect_eq(report_opts_str(st, "completion-rate", &by_agents, &text, err, sizeof err), -1);
+  cr_expect_str_eq(err, "label \"W\" holds 2 configurations among these jobs (they differ in "
+                        "steps: 1000; 50), which this command would take for one. Select one "
+                        "with --where, e.g. --where \"limit_steps = 1000\", or run them under "
+                        "distinct labels (other labels are mixed too)");
+  cr_expect_str_eq(text, "");
+  free(text);
+  /* A parameter that is a dimension keeps its values apart already: B is one configuration
+   * per vision there, W and X are not. */
+  farm_report_opts by_vision = {FARM_FORMAT_CSV, 0, "param:vision", "agents",
+                                "label = 'B'", 0};
+  cr_assert_eq(report_opts_str(st, "completion-rate", &by_vision, &text, err, sizeof err), 0,
+               "%s", err);
+  cr_expect_str_eq(text, "vision,4,Overall\n1,60,60\n2,70,70\nOverall,65,65\n");
+  free(text);
+  farm_report_opts x_only = {FARM_FORMAT_TEXT, 0, "agents", "map", "label = 'X'", 0};
+  cr_expect_eq(report_opts_str(st, "completion-rate", &x_only, &text, err, sizeof err), -1);
+  cr_expect_str_eq(err, "label \"X\" holds 2 configurations among these jobs (they differ in "
+                        "algorithm: bmaa; far), which this command would take for one. Select "
+                        "one with --where, e.g. --where \"algorithm = 'bmaa'\", or run them "
+                        "under distinct labels");
+  free(text);
+  /* The hint selects one: the plain label, equal counts, no notes. */
+  farm_report_opts one = {FARM_FORMAT_TEXT, 0, NULL, NULL, "limit_steps = 50", 1};
+  cr_assert_eq(report_opts_str(st, "completion-rate", &one, &text, err, sizeof err), 0, "%s",
+               err);
+  cr_expect_str_eq(text, "Completion rate (%): mean over 2 jobs where limit_steps = 50\n"
+                         "Map           W  Overall\n"
+                         "-------  ------  -------\n"
+                         "m        40 (2)   40 (2)\n"
+                         "-------  ------  -------\n"
+                         "Overall  40 (2)   40 (2)\n");
+  free(text);
+  farm_store_close(st);
+}
+
+/* --counts: after each value in text and Markdown, in a column of its own in CSV; the note on
+ * unequal counts says where they are. */
+Test(report, counts_show_how_many_jobs_each_cell_averages) {
+  farm_store *st = make_db(paper_rows, PAPER_N);
+  farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL, 1};
+  char *text = NULL, err[512] = "";
+  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, err, sizeof err), 0, "%s", err);
+  cr_expect_str_eq(text,
+                   "Completion rate (%): mean over 5 jobs; 1 error job left out\n"
+                   "Map       BMAA*  A*-Replan  Overall\n"
+                   "-------  ------  ---------  -------\n"
+                   "zeta     95 (2)     38 (2)   66 (4)\n"
+                   "alpha    75 (1)          -   75 (1)\n"
+                   "-------  ------  ---------  -------\n"
+                   "Overall  88 (3)     38 (2)   68 (5)\n"
+                   "Cells average unequal numbers of jobs (1 to 2): each cell's count is in "
+                   "parentheses\n");
+  free(text);
+  o.format = FARM_FORMAT_CSV;
+  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, err, sizeof err), 0, "%s", err);
+  cr_expect_str_eq(text, "Map,BMAA*,BMAA* jobs,A*-Replan,A*-Replan jobs,Overall,Overall jobs\n"
+                         "zeta,95,2,38,2,66,4\n"
+                         "alpha,75,1,,,75,1\n"
+                         "Overall,88,3,38,2,68,5\n");
+  free(text);
   farm_store_close(st);
 }
 

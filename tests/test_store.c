@@ -306,8 +306,8 @@ Test(store, refuses_schema_1_database_clearly_and_leaves_it_byte_identical) {
     cr_expect_null(st);
     snprintf(want, sizeof want,
              "%s: mapfarm database of schema version 1 (written by an older mapfarm); this "
-             "mapfarm reads schema versions %d and %d only; left untouched",
-             db, FARM_SCHEMA_UPGRADABLE, FARM_SCHEMA_VERSION);
+             "mapfarm reads schema versions %d to %d only; left untouched",
+             db, FARM_SCHEMA_OLDEST, FARM_SCHEMA_VERSION);
     cr_expect_str_eq(err, want);
   }
   char *after = test_slurp_file(db, &len1);
