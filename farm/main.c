@@ -96,24 +96,12 @@ static void print_diags(const farm_diags *ds, const char *text) {
   if (ds->n > 1) fprintf(stderr, "%d errors\n", (int)ds->n);
 }
 
-/* The whole file as a string, or NULL. */
+/* The whole file as a string, or NULL (a FIFO or another file that is not a regular one
+ * included: the plan loader has said why). */
 static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  size_t got;
-  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-    len += got;
-    if (len + 1 == cap) {
-      char *b = len < (16u << 20) ? realloc(buf, cap *= 2) : NULL;
-      if (!b) break;
-      buf = b;
-    }
-  }
-  fclose(f);
-  if (buf) buf[len] = '\0';
-  return buf;
+  char *buf;
+  size_t len;
+  return mapf_read_file(path, (size_t)16 << 20, &buf, &len, NULL) == MAPF_OK ? buf : NULL;
 }
 
 /* --maps DIR options, then MAPFARM_MAPS. */

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <time.h>
@@ -99,6 +100,107 @@ Test(cli, exported_scenario_reproduces_the_instance) {
   free(scen_text);
   free(out1);
   free(out2);
+  free(err);
+}
+
+/* `mapfarm ARGS` killed after 20 s, so that a command that blocks fails the test (exit 137)
+ * instead of hanging it; stderr in *err. */
+static int mapfarm_timed(char **err, const char *fmt, const char *a, const char *b) {
+  char args[2048], cmd[4096], e[512];
+  snprintf(args, sizeof args, fmt, a, b);
+  snprintf(e, sizeof e, "%s/stderr", tmpdir);
+  snprintf(cmd, sizeof cmd, "timeout -s KILL 20 '%s' %s >/dev/null 2>'%s'", MAPFARM_BINARY,
+           args, e);
+  int st = system(cmd);
+  *err = test_slurp_text(e);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Only regular files are read, whatever the input: a FIFO is refused at once (opening it used to
+ * wait forever for a writer), a directory or a device says what it is. */
+Test(cli, file_inputs_that_are_not_regular_files_are_refused_at_once) {
+  char fifo[512], dir[512], map[512], want[1400], *err;
+  snprintf(fifo, sizeof fifo, "%s/fifo", tmpdir);
+  snprintf(dir, sizeof dir, "%s/dir", tmpdir);
+  snprintf(map, sizeof map, "%s/tests/data/maps/tiny.map", MAPFARM_SOURCE_DIR);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  cr_assert_eq(mkdir(dir, 0700), 0);
+  struct {
+    const char *fmt, *a, *b, *path, *what;
+  } cases[] = {
+      {"solve --map '%s' --generator random --agents 2 --steps 0%s", fifo, "", fifo,
+       "is not a regular file (a FIFO)"},
+      {"solve --map '%s' --scen '%s' --steps 0", map, fifo, fifo,
+       "is not a regular file (a FIFO)"},
+      {"solve --map '%s' --generator random --agents 2 --steps 0%s", dir, "", dir,
+       "is a directory"},
+      {"solve --map '%s' --scen '%s' --steps 0", map, "/dev/zero", "/dev/zero",
+       "is not a regular file (a character device)"},
+      {"expand '%s'%s", fifo, "", fifo, "is not a regular file (a FIFO)"},
+      {"expand '%s'%s", dir, "", dir, "is a directory"},
+  };
+  for (int i = 0; i < 6; i++) {
+    int rc = mapfarm_timed(&err, cases[i].fmt, cases[i].a, cases[i].b);
+    cr_assert_eq(rc, 2, "case %d: exit %d: %s", i, rc, err);
+    snprintf(want, sizeof want, "%s: error: %s\n", cases[i].path, cases[i].what);
+    cr_assert_str_eq(err, want, "case %d", i);
+    free(err);
+  }
+}
+
+/* In a plan, a map or scenario file that is a directory, a device or a FIFO was "not found";
+ * now the error says what it is, at the plan entry that names it. */
+Test(cli, a_plan_says_what_a_map_or_scenario_path_is) {
+  char plan[512], *err;
+  snprintf(plan, sizeof plan, "%s/plan.yaml", tmpdir);
+  char fifo[512], dir[512];
+  snprintf(fifo, sizeof fifo, "%s/fifo.map", tmpdir);
+  snprintf(dir, sizeof dir, "%s/dir.map", tmpdir);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  cr_assert_eq(mkdir(dir, 0700), 0);
+  FILE *f = fopen(plan, "w");
+  fputs("name: files\n"
+        "maps:\n"
+        "  - dir.map\n"
+        "  - /dev/zero\n"
+        "  - fifo.map\n"
+        "scenarios: [{agents: 2}]\n"
+        "algorithms: [{name: bmaa}]\n",
+        f);
+  fclose(f);
+  int rc = mapfarm_timed(&err, "expand '%s'%s", plan, "");
+  cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
+  char want[1400];
+  snprintf(want, sizeof want, "%s:3:5: error: cannot load map: %s: is a directory\n", plan, dir);
+  cr_assert(strstr(err, want) != NULL, "no \"%s\" in:\n%s", want, err);
+  snprintf(want, sizeof want,
+           "%s:4:5: error: cannot load map: /dev/zero: is not a regular file (a character "
+           "device)\n",
+           plan);
+  cr_assert(strstr(err, want) != NULL, "no \"%s\" in:\n%s", want, err);
+  snprintf(want, sizeof want,
+           "%s:5:5: error: cannot load map: %s: is not a regular file (a FIFO)\n", plan, fifo);
+  cr_assert(strstr(err, want) != NULL, "no \"%s\" in:\n%s", want, err);
+  free(err);
+  f = fopen(plan, "w");
+  fputs("name: files\n"
+        "maps: [dir.map]\n"
+        "scenarios:\n"
+        "  - {generator: scen, file: dir.map}\n"
+        "  - {generator: scen, file: /dev/zero}\n"
+        "algorithms: [{name: bmaa}]\n",
+        f);
+  fclose(f);
+  rc = mapfarm_timed(&err, "expand '%s'%s", plan, "");
+  cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
+  snprintf(want, sizeof want, "%s:4:29: error: cannot load scenario: %s: is a directory\n", plan,
+           dir);
+  cr_assert(strstr(err, want) != NULL, "no \"%s\" in:\n%s", want, err);
+  snprintf(want, sizeof want,
+           "%s:5:29: error: cannot load scenario: /dev/zero: is not a regular file (a character "
+           "device)\n",
+           plan);
+  cr_assert(strstr(err, want) != NULL, "no \"%s\" in:\n%s", want, err);
   free(err);
 }
 

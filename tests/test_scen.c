@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "grid.h"
@@ -20,6 +21,8 @@
 
 #define MAPS MAPFARM_SOURCE_DIR "/tests/data/maps/"
 #define SCENS MAPFARM_SOURCE_DIR "/tests/data/scen/"
+
+TEST_TMPDIR("scen");
 
 /* Loads tests/data/scen/NAME against tests/data/maps/tiny.map; it must fail with MAPF_EPARSE
  * and exactly "PATH:LINE:COL: error: MSG". */
@@ -152,6 +155,24 @@ Test(scen, reports_missing_file_as_io_error) {
   char got[2048];
   format_diag(&d, got, sizeof got);
   cr_assert_str_eq(got, SCENS "no_such.scen: error: cannot open file: No such file or directory");
+}
+
+/* The reader takes only regular files: a directory or a FIFO says what it is (the FIFO at once:
+ * the timeout fails an open that waits for a writer). */
+Test(scen, refuses_a_directory_or_a_fifo, .init = make_tmpdir, .fini = remove_tmpdir,
+     .timeout = 20) {
+  mapf_scen *s = NULL;
+  mapf_diag d;
+  char got[2048], want[600], fifo[600];
+  cr_assert_eq(mapf_scen_load(tmpdir, NULL, 0, &s, &d), MAPF_EIO);
+  format_diag(&d, got, sizeof got);
+  snprintf(want, sizeof want, "%s: error: is a directory", tmpdir);
+  cr_assert_str_eq(got, want);
+  snprintf(fifo, sizeof fifo, "%s/fifo.scen", tmpdir);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  cr_assert_eq(mapf_scen_load(fifo, NULL, 0, &s, &d), MAPF_EIO);
+  cr_assert_null(s);
+  cr_assert_str_eq(d.msg, "is not a regular file (a FIFO)");
 }
 
 Test(scen, skips_invalid_lines_when_asked_and_keeps_the_first_reason) {
