@@ -668,7 +668,17 @@ static int make_instance(const char *cmd, instance_args *ia, map_dirs *md, mapf_
   }
   if (ia->scen_path) {
     mapf_scen *sc = NULL;
-    rc = mapf_scen_load(find_file(ia->scen_path, md, pathbuf, sizeof pathbuf), *g, 0, &sc, &d);
+    const char *spath = find_file(ia->scen_path, md, pathbuf, sizeof pathbuf);
+    /* The file alone first, to refuse one for another map as a plan does (by the map name and
+     * size its first line gives) before any of its cells is found not to fit this one; then
+     * every line against the map. */
+    rc = mapf_scen_load(spath, NULL, 0, &sc, &d);
+    if (rc == MAPF_OK) rc = mapf_scen_check_map(sc, spath, *g, &d);
+    if (rc == MAPF_OK) {
+      mapf_scen_free(sc);
+      sc = NULL;
+      rc = mapf_scen_load(spath, *g, 0, &sc, &d);
+    }
     if (rc == MAPF_OK) {
       /* --problem K: line K alone, a single-agent problem (thesis Ch. 4); else the first
        * --agents lines, the MAPF benchmark convention. */

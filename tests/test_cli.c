@@ -103,6 +103,60 @@ Test(cli, exported_scenario_reproduces_the_instance) {
   free(err);
 }
 
+/* Writes tmpdir/REL, a w x h map with every cell open. */
+static void write_open_map(const char *rel, int w, int h) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/%s", tmpdir, rel);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "cannot write %s", path);
+  fprintf(f, "type octile\nheight %d\nwidth %d\nmap\n", h, w);
+  for (int y = 0; y < h; y++) {
+    for (int x = 0; x < w; x++) fputc('.', f);
+    fputc('\n', f);
+  }
+  fclose(f);
+}
+
+/* The issue's case: 11 agents of a 32 x 32 map's scenario file given with a 64 x 64 map (of the
+ * same file name) ran with exit 0. solve and render now refuse a scenario file for another map,
+ * by its map name or size, as plans match scenario files to maps, and say which map it is for. */
+Test(cli, solve_refuses_a_scenario_file_for_another_map) {
+  char *err, scen[512];
+  for (int i = 0; i < 2; i++) {
+    snprintf(scen, sizeof scen, "%s/%c", tmpdir, "ab"[i]);
+    cr_assert_eq(mkdir(scen, 0700), 0, "%s", scen);
+  }
+  write_open_map("a/open.map", 32, 32);
+  write_open_map("b/open.map", 64, 64);
+  write_open_map("other.map", 32, 32);
+  snprintf(scen, sizeof scen, "%s/open.scen", tmpdir);
+  cr_assert_eq(mapfarm(NULL, &err, "solve --map '%s/a/open.map' --generator random --agents 11 "
+                                   "--steps 0 --export-scen '%s'", tmpdir, scen),
+               0, "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "solve --map '%s/a/open.map' --scen '%s' --algo bmaa", tmpdir,
+                       scen),
+               0, "%s", err);
+  free(err);
+  const char *maps[] = {"b/open.map", "other.map"}, *want[] = {"open.map (64 x 64)",
+                                                               "other.map (32 x 32)"};
+  for (int i = 0; i < 2; i++) {
+    char msg[1400];
+    snprintf(msg, sizeof msg, "%s:2: error: the scenario is for map open.map (32 x 32), not %s\n",
+             scen, want[i]);
+    int rc = mapfarm(NULL, &err, "solve --map '%s/%s' --scen '%s' --algo bmaa", tmpdir, maps[i],
+                     scen);
+    cr_assert_eq(rc, 2, "%s: exit %d: %s", maps[i], rc, err);
+    cr_assert_str_eq(err, msg);
+    free(err);
+    rc = mapfarm(NULL, &err, "render --map '%s/%s' --scen '%s' --out '%s/x.png'", tmpdir,
+                 maps[i], scen, tmpdir);
+    cr_assert_eq(rc, 2, "%s: exit %d: %s", maps[i], rc, err);
+    cr_assert_str_eq(err, msg);
+    free(err);
+  }
+}
+
 /* `mapfarm ARGS` killed after 20 s, so that a command that blocks fails the test (exit 137)
  * instead of hanging it; stderr in *err. */
 static int mapfarm_timed(char **err, const char *fmt, const char *a, const char *b) {
