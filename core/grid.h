@@ -84,6 +84,14 @@ int mapf_grid_load(const char *path, mapf_grid **out, mapf_diag *d);
 int mapf_grid_parse(const char *buf, size_t len, const char *path, mapf_grid **out,
                     mapf_diag *d);
 
+/* Reads the regular file at path whole into a malloc'd buffer (the caller frees it), NUL
+ * terminated after *outlen bytes; every file input (maps, scenarios, plans) goes through it
+ * (movingai.c). Anything else is refused without blocking, a FIFO included: MAPF_EIO with
+ * "is a directory" or "is not a regular file (a FIFO)" in d, or "cannot open file: " and the
+ * system's reason ("No such file or directory", "Permission denied"). MAPF_EPARSE when the
+ * file is longer than max bytes, MAPF_ENOMEM. */
+int mapf_read_file(const char *path, size_t max, char **out, size_t *outlen, mapf_diag *d);
+
 static inline int32_t mapf_grid_x(const mapf_grid *g, int32_t id) { return id % g->width; }
 static inline int32_t mapf_grid_y(const mapf_grid *g, int32_t id) { return id / g->width; }
 static inline int32_t mapf_grid_id(const mapf_grid *g, int32_t x, int32_t y) {

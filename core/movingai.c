@@ -4,10 +4,13 @@
  * file, the 1-based line and column of the offending text, what was expected and what was
  * found. Nothing here prints, exits or keeps state between calls. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "grid.h"
 #include "scen.h"
@@ -24,21 +27,48 @@
 
 /* ---- files and lines ------------------------------------------------------------------ */
 
-/* Reads the file at path into a malloc'd buffer (NUL-terminated for convenience; the parsers
- * use the length). Returns MAPF_EIO when it cannot be opened or read, MAPF_EPARSE when it is
- * longer than max, MAPF_ENOMEM. */
-static int read_file(const char *path, size_t max, char **out, size_t *outlen, mapf_diag *d) {
+/* What a path that is not a regular file is, for a message. */
+static const char *file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "is a directory";
+  if (S_ISFIFO(mode)) return "is not a regular file (a FIFO)";
+  if (S_ISCHR(mode)) return "is not a regular file (a character device)";
+  if (S_ISBLK(mode)) return "is not a regular file (a block device)";
+  if (S_ISSOCK(mode)) return "is not a regular file (a socket)";
+  return "is not a regular file";
+}
+
+static int errno_diag(mapf_diag *d, const char *path, const char *what, int e) {
+  char why[128];
+  if (strerror_r(e, why, sizeof why) != 0) snprintf(why, sizeof why, "errno %d", e);
+  return mapf_diag_set(d, MAPF_EIO, path, 0, 0, "%s: %s", what, why);
+}
+
+int mapf_read_file(const char *path, size_t max, char **out, size_t *outlen, mapf_diag *d) {
   if (!path) return mapf_diag_set(d, MAPF_EIO, NULL, 0, 0, "no file name given");
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    char why[128];
-    if (strerror_r(errno, why, sizeof why) != 0) snprintf(why, sizeof why, "errno %d", errno);
-    return mapf_diag_set(d, MAPF_EIO, path, 0, 0, "cannot open file: %s", why);
+  /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. fstat on the
+   * open descriptor then says what the path is without a race between a stat and the open. */
+  int fd;
+  do fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) return errno_diag(d, path, "cannot open file", errno);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return errno_diag(d, path, "cannot read file", e);
   }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return mapf_diag_set(d, MAPF_EIO, path, 0, 0, "%s", file_kind(st.st_mode));
+  }
+  /* Back to blocking reads (regular files ignore the flag, so this cannot fail in a way that
+   * matters). */
+  int fl = fcntl(fd, F_GETFL);
+  if (fl != -1) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
   size_t cap = max < 65536 ? max + 1 : 65536, len = 0;
   char *buf = malloc(cap + 1);
   if (!buf) {
-    fclose(f);
+    close(fd);
     return mapf_diag_set(d, MAPF_ENOMEM, path, 0, 0, "out of memory reading the file");
   }
   for (;;) {
@@ -48,25 +78,24 @@ static int read_file(const char *path, size_t max, char **out, size_t *outlen, m
       char *nbuf = realloc(buf, ncap + 1);
       if (!nbuf) {
         free(buf);
-        fclose(f);
+        close(fd);
         return mapf_diag_set(d, MAPF_ENOMEM, path, 0, 0, "out of memory reading the file");
       }
       buf = nbuf;
       cap = ncap;
     }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
+    ssize_t got = read(fd, buf + len, cap - len);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      int e = errno;
+      free(buf);
+      close(fd);
+      return errno_diag(d, path, "cannot read file", e);
+    }
     if (got == 0) break;
+    len += (size_t)got;
   }
-  int err = ferror(f);
-  int saved = errno;
-  fclose(f);
-  if (err) {
-    free(buf);
-    char why[128];
-    if (strerror_r(saved, why, sizeof why) != 0) snprintf(why, sizeof why, "errno %d", saved);
-    return mapf_diag_set(d, MAPF_EIO, path, 0, 0, "cannot read file: %s", why);
-  }
+  close(fd);
   if (len > max) {
     free(buf);
     return mapf_diag_set(d, MAPF_EPARSE, path, 0, 0,
@@ -415,7 +444,7 @@ int mapf_grid_parse(const char *buf, size_t len, const char *path, mapf_grid **o
 int mapf_grid_load(const char *path, mapf_grid **out, mapf_diag *d) {
   char *buf;
   size_t len;
-  int err = read_file(path, MAP_FILE_MAX, &buf, &len, d);
+  int err = mapf_read_file(path, MAP_FILE_MAX, &buf, &len, d);
   if (err) return err;
   err = mapf_grid_parse(buf, len, path, out, d);
   free(buf);
@@ -516,7 +545,7 @@ int mapf_scen_load(const char *path, const mapf_grid *g, unsigned flags, mapf_sc
                    mapf_diag *d) {
   char *buf;
   size_t len;
-  int err = read_file(path, SCEN_FILE_MAX, &buf, &len, d);
+  int err = mapf_read_file(path, SCEN_FILE_MAX, &buf, &len, d);
   if (err) return err;
   mapf_scen *sc = calloc(1, sizeof *sc);
   if (!sc) {

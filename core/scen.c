@@ -33,6 +33,20 @@ void mapf_instance_free(mapf_instance *inst) {
 
 /* ---- validation ----------------------------------------------------------------------- */
 
+int mapf_scen_check_map(const mapf_scen *s, const char *scen_path, const mapf_grid *g,
+                        mapf_diag *d) {
+  if (s->n == 0) return MAPF_OK;
+  const mapf_scen_entry *e0 = &s->entries[0];
+  const char *named = strrchr(s->map, '/'); /* every line names a map, the first in s->map */
+  named = named ? named + 1 : s->map;
+  if (strcmp(named, g->name) == 0 && e0->width == g->width && e0->height == g->height)
+    return MAPF_OK;
+  return mapf_diag_set(d, MAPF_EINVAL, scen_path, e0->line, 0,
+                       "the scenario is for map %s (%d x %d), not %s (%d x %d)", s->map,
+                       (int)e0->width, (int)e0->height, g->name, (int)g->width,
+                       (int)g->height);
+}
+
 /* Writes how to name agent i in a message: "agent 3", plus the scenario line when known. */
 static const char *agent_label(char *buf, size_t cap, int32_t i, const int32_t *lines) {
   if (lines)

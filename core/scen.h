@@ -44,6 +44,12 @@ int mapf_scen_load(const char *path, const mapf_grid *g, unsigned flags, mapf_sc
 /* Frees s; NULL is a no-op. */
 void mapf_scen_free(mapf_scen *s);
 
+/* Whether s is a scenario for map g: its first line names g's file (directories aside) and
+ * g's width and height. Returns MAPF_OK (also when s has no lines), or MAPF_EINVAL with
+ * "SCEN_PATH:LINE: the scenario is for map lak.map (32 x 32), not arena.map (64 x 64)" in d. */
+int mapf_scen_check_map(const mapf_scen *s, const char *scen_path, const mapf_grid *g,
+                        mapf_diag *d);
+
 typedef struct mapf_instance {
   int32_t n;
   int32_t *start; /* n cell ids, distinct */

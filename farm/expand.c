@@ -148,13 +148,7 @@ static int match_scen_files(farm_space *sp, farm_diags *errs) {
       const farm_map_spec *ms = &plan->maps[m];
       const mapf_grid *g = sp->grids[m];
       const char *src = ms->source ? ms->source : "";
-      const char *base = strrchr(src, '/');
-      base = base ? base + 1 : src;
-      const mapf_scen_entry *e0 = &ss->scen->entries[0];
-      const char *named = ss->scen->map ? strrchr(ss->scen->map, '/') : NULL;
-      named = named ? named + 1 : ss->scen->map;
-      if (ms->generated || !named || strcmp(base, named) != 0 ||
-          e0->width != g->width || e0->height != g->height)
+      if (ms->generated || mapf_scen_check_map(ss->scen, ss->scen_path, g, NULL) != MAPF_OK)
         continue;
       *ap = 1;
       any = 1;

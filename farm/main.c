@@ -96,24 +96,12 @@ static void print_diags(const farm_diags *ds, const char *text) {
   if (ds->n > 1) fprintf(stderr, "%d errors\n", (int)ds->n);
 }
 
-/* The whole file as a string, or NULL. */
+/* The whole file as a string, or NULL (a FIFO or another file that is not a regular one
+ * included: the plan loader has said why). */
 static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  size_t got;
-  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-    len += got;
-    if (len + 1 == cap) {
-      char *b = len < (16u << 20) ? realloc(buf, cap *= 2) : NULL;
-      if (!b) break;
-      buf = b;
-    }
-  }
-  fclose(f);
-  if (buf) buf[len] = '\0';
-  return buf;
+  char *buf;
+  size_t len;
+  return mapf_read_file(path, (size_t)16 << 20, &buf, &len, NULL) == MAPF_OK ? buf : NULL;
 }
 
 /* --maps DIR options, then MAPFARM_MAPS. */
@@ -682,7 +670,17 @@ static int make_instance(const char *cmd, instance_args *ia, map_dirs *md, mapf_
   }
   if (ia->scen_path) {
     mapf_scen *sc = NULL;
-    rc = mapf_scen_load(find_file(ia->scen_path, md, pathbuf, sizeof pathbuf), *g, 0, &sc, &d);
+    const char *spath = find_file(ia->scen_path, md, pathbuf, sizeof pathbuf);
+    /* The file alone first, to refuse one for another map as a plan does (by the map name and
+     * size its first line gives) before any of its cells is found not to fit this one; then
+     * every line against the map. */
+    rc = mapf_scen_load(spath, NULL, 0, &sc, &d);
+    if (rc == MAPF_OK) rc = mapf_scen_check_map(sc, spath, *g, &d);
+    if (rc == MAPF_OK) {
+      mapf_scen_free(sc);
+      sc = NULL;
+      rc = mapf_scen_load(spath, *g, 0, &sc, &d);
+    }
     if (rc == MAPF_OK) {
       /* --problem K: line K alone, a single-agent problem (thesis Ch. 4); else the first
        * --agents lines, the MAPF benchmark convention. */

@@ -565,9 +565,11 @@ static long long sat_add(long long a, long long b) { return a > LLONG_MAX - b ? 
 
 /* ---- maps ------------------------------------------------------------------------------- */
 
+/* Whether something is at path, or we may not look: the loader then says what is wrong when it
+ * is not a regular file we can read ("is a directory", "Permission denied"). */
 static int file_exists(const char *path) {
   struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+  return stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
 }
 
 /* dir + "/" + rel in fresh memory ("." adds nothing). */
@@ -1043,9 +1045,12 @@ static void parse_scen_file(pctx *c, farm_scen_spec *ss, const pnode *file, cons
   mapf_diag d;
   memset(&d, 0, sizeof d);
   if (mapf_scen_load(ss->scen_path, NULL, 0, &ss->scen, &d) != MAPF_OK) {
-    char msg[1200];
-    mapf_diag_format(&d, msg, sizeof msg);
-    perr(c, file->line, file->col, "%s", msg);
+    /* As a map's error reads: "cannot load scenario: F: is a directory", "... F:3:7: ...". */
+    if (d.line > 0)
+      perr(c, file->line, file->col, "cannot load scenario: %s:%d:%d: %s", d.file, d.line,
+           d.col, d.msg);
+    else
+      perr(c, file->line, file->col, "cannot load scenario: %s: %s", d.file, d.msg);
     ss->scen = NULL;
     return;
   }
@@ -2750,43 +2755,13 @@ int farm_plan_parse(const char *text, size_t len, const char *path, const farm_p
 int farm_plan_load(const char *path, const farm_plan_opts *opts, farm_plan **out,
                    farm_diags *errs) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    char why[128] = "unknown error";
-    strerror_r(errno, why, sizeof why);
-    if (errs) farm_diags_add(errs, path, 0, 0, "cannot read the plan: %s", why);
-    return MAPF_EIO;
-  }
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  int rc = MAPF_OK;
-  while (buf) {
-    if (len == cap) {
-      if (cap > PLAN_MAX_BYTES) break; /* too big: farm_plan_parse says so */
-      char *b = realloc(buf, cap * 2);
-      if (!b) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = b;
-      cap *= 2;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) {
-      if (ferror(f)) rc = MAPF_EIO;
-      break;
-    }
-  }
-  fclose(f);
-  if (!buf) {
-    if (errs) farm_diags_add(errs, path, 0, 0, "out of memory reading the plan");
-    return MAPF_ENOMEM;
-  }
+  char *buf;
+  size_t len;
+  mapf_diag d;
+  memset(&d, 0, sizeof d);
+  int rc = mapf_read_file(path, PLAN_MAX_BYTES, &buf, &len, &d);
   if (rc != MAPF_OK) {
-    free(buf);
-    if (errs) farm_diags_add(errs, path, 0, 0, "cannot read the plan: read error");
+    if (errs) farm_diags_push(errs, &d);
     return rc;
   }
   rc = farm_plan_parse(buf, len, path, opts, out, errs);

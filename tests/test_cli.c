@@ -5,6 +5,7 @@
 #include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <time.h>
@@ -99,6 +100,161 @@ Test(cli, exported_scenario_reproduces_the_instance) {
   free(scen_text);
   free(out1);
   free(out2);
+  free(err);
+}
+
+/* Writes tmpdir/REL, a w x h map with every cell open. */
+static void write_open_map(const char *rel, int w, int h) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/%s", tmpdir, rel);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "cannot write %s", path);
+  fprintf(f, "type octile\nheight %d\nwidth %d\nmap\n", h, w);
+  for (int y = 0; y < h; y++) {
+    for (int x = 0; x < w; x++) fputc('.', f);
+    fputc('\n', f);
+  }
+  fclose(f);
+}
+
+/* The issue's case: 11 agents of a 32 x 32 map's scenario file given with a 64 x 64 map (of the
+ * same file name) ran with exit 0. solve and render now refuse a scenario file for another map,
+ * by its map name or size, as plans match scenario files to maps, and say which map it is for. */
+Test(cli, solve_refuses_a_scenario_file_for_another_map) {
+  char *err, scen[512];
+  for (int i = 0; i < 2; i++) {
+    snprintf(scen, sizeof scen, "%s/%c", tmpdir, "ab"[i]);
+    cr_assert_eq(mkdir(scen, 0700), 0, "%s", scen);
+  }
+  write_open_map("a/open.map", 32, 32);
+  write_open_map("b/open.map", 64, 64);
+  write_open_map("other.map", 32, 32);
+  snprintf(scen, sizeof scen, "%s/open.scen", tmpdir);
+  cr_assert_eq(mapfarm(NULL, &err, "solve --map '%s/a/open.map' --generator random --agents 11 "
+                                   "--steps 0 --export-scen '%s'", tmpdir, scen),
+               0, "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "solve --map '%s/a/open.map' --scen '%s' --algo bmaa", tmpdir,
+                       scen),
+               0, "%s", err);
+  free(err);
+  const char *maps[] = {"b/open.map", "other.map"}, *want[] = {"open.map (64 x 64)",
+                                                               "other.map (32 x 32)"};
+  for (int i = 0; i < 2; i++) {
+    char msg[1400];
+    snprintf(msg, sizeof msg, "%s:2: error: the scenario is for map open.map (32 x 32), not %s\n",
+             scen, want[i]);
+    int rc = mapfarm(NULL, &err, "solve --map '%s/%s' --scen '%s' --algo bmaa", tmpdir, maps[i],
+                     scen);
+    cr_assert_eq(rc, 2, "%s: exit %d: %s", maps[i], rc, err);
+    cr_assert_str_eq(err, msg);
+    free(err);
+    rc = mapfarm(NULL, &err, "render --map '%s/%s' --scen '%s' --out '%s/x.png'", tmpdir,
+                 maps[i], scen, tmpdir);
+    cr_assert_eq(rc, 2, "%s: exit %d: %s", maps[i], rc, err);
+    cr_assert_str_eq(err, msg);
+    free(err);
+  }
+}
+
+/* `mapfarm ARGS` killed after 20 s, so that a command that blocks fails the test (exit 137)
+ * instead of hanging it; stderr in *err. */
+static int mapfarm_timed(char **err, const char *fmt, const char *a, const char *b) {
+  char args[2048], cmd[4096], e[512];
+  snprintf(args, sizeof args, fmt, a, b);
+  snprintf(e, sizeof e, "%s/stderr", tmpdir);
+  snprintf(cmd, sizeof cmd, "timeout -s KILL 20 '%s' %s >/dev/null 2>'%s'", MAPFARM_BINARY,
+           args, e);
+  int st = system(cmd);
+  *err = test_slurp_text(e);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Only regular files are read, whatever the input: a FIFO is refused at once (opening it used to
+ * wait forever for a writer), a directory or a device says what it is. */
+Test(cli, file_inputs_that_are_not_regular_files_are_refused_at_once) {
+  char fifo[512], dir[512], map[512], want[1400], *err;
+  snprintf(fifo, sizeof fifo, "%s/fifo", tmpdir);
+  snprintf(dir, sizeof dir, "%s/dir", tmpdir);
+  snprintf(map, sizeof map, "%s/tests/data/maps/tiny.map", MAPFARM_SOURCE_DIR);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  cr_assert_eq(mkdir(dir, 0700), 0);
+  struct {
+    const char *fmt, *a, *b, *path, *what;
+  } cases[] = {
+      {"solve --map '%s' --generator random --agents 2 --steps 0%s", fifo, "", fifo,
+       "is not a regular file (a FIFO)"},
+      {"solve --map '%s' --scen '%s' --steps 0", map, fifo, fifo,
+       "is not a regular file (a FIFO)"},
+      {"solve --map '%s' --generator random --agents 2 --steps 0%s", dir, "", dir,
+       "is a directory"},
+      {"solve --map '%s' --scen '%s' --steps 0", map, "/dev/zero", "/dev/zero",
+       "is not a regular file (a character device)"},
+      {"expand '%s'%s", fifo, "", fifo, "is not a regular file (a FIFO)"},
+      {"expand '%s'%s", dir, "", dir, "is a directory"},
+  };
+  for (int i = 0; i < 6; i++) {
+    int rc = mapfarm_timed(&err, cases[i].fmt, cases[i].a, cases[i].b);
+    cr_assert_eq(rc, 2, "case %d: exit %d: %s", i, rc, err);
+    snprintf(want, sizeof want, "%s: error: %s\n", cases[i].path, cases[i].what);
+    cr_assert_str_eq(err, want, "case %d", i);
+    free(err);
+  }
+}
+
+/* In a plan, a map or scenario file that is a directory, a device or a FIFO was "not found";
+ * now the error says what it is, at the plan entry that names it. */
+Test(cli, a_plan_says_what_a_map_or_scenario_path_is) {
+  char plan[512], *err;
+  snprintf(plan, sizeof plan, "%s/plan.yaml", tmpdir);
+  char fifo[512], dir[512];
+  snprintf(fifo, sizeof fifo, "%s/fifo.map", tmpdir);
+  snprintf(dir, sizeof dir, "%s/dir.map", tmpdir);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  cr_assert_eq(mkdir(dir, 0700), 0);
+  FILE *f = fopen(plan, "w");
+  fputs("name: files\n"
+        "maps:\n"
+        "  - dir.map\n"
+        "  - /dev/zero\n"
+        "  - fifo.map\n"
+        "scenarios: [{agents: 2}]\n"
+        "algorithms: [{name: bmaa}]\n",
+        f);
+  fclose(f);
+  int rc = mapfarm_timed(&err, "expand '%s'%s", plan, "");
+  cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
+  char want[1400];
+  snprintf(want, sizeof want, "%s:3:5: error: cannot load map: %s: is a directory\n", plan, dir);
+  cr_assert(strstr(err, want) != NULL, "no \"%s\" in:\n%s", want, err);
+  snprintf(want, sizeof want,
+           "%s:4:5: error: cannot load map: /dev/zero: is not a regular file (a character "
+           "device)\n",
+           plan);
+  cr_assert(strstr(err, want) != NULL, "no \"%s\" in:\n%s", want, err);
+  snprintf(want, sizeof want,
+           "%s:5:5: error: cannot load map: %s: is not a regular file (a FIFO)\n", plan, fifo);
+  cr_assert(strstr(err, want) != NULL, "no \"%s\" in:\n%s", want, err);
+  free(err);
+  f = fopen(plan, "w");
+  fputs("name: files\n"
+        "maps: [dir.map]\n"
+        "scenarios:\n"
+        "  - {generator: scen, file: dir.map}\n"
+        "  - {generator: scen, file: /dev/zero}\n"
+        "algorithms: [{name: bmaa}]\n",
+        f);
+  fclose(f);
+  rc = mapfarm_timed(&err, "expand '%s'%s", plan, "");
+  cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
+  snprintf(want, sizeof want, "%s:4:29: error: cannot load scenario: %s: is a directory\n", plan,
+           dir);
+  cr_assert(strstr(err, want) != NULL, "no \"%s\" in:\n%s", want, err);
+  snprintf(want, sizeof want,
+           "%s:5:29: error: cannot load scenario: /dev/zero: is not a regular file (a character "
+           "device)\n",
+           plan);
+  cr_assert(strstr(err, want) != NULL, "no \"%s\" in:\n%s", want, err);
   free(err);
 }
 

@@ -8,12 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "grid.h"
 #include "rng.h"
 #include "testutil.h"
 
 #define MAPS MAPFARM_SOURCE_DIR "/tests/data/maps/"
+
+TEST_TMPDIR("grid");
 
 static mapf_grid *load_ok(const char *name) {
   char path[1024];
@@ -191,10 +194,46 @@ Test(grid, reports_missing_file_as_io_error) {
 }
 
 Test(grid, reports_a_directory_as_io_error) {
+  expect_error("", MAPF_EIO, 0, 0, "is a directory");
+}
+
+/* Only regular files are read (mapf_read_file): a device is not read until the size limit, and a
+ * FIFO is refused at once instead of waiting for a writer (the timeout fails a blocked open). */
+Test(grid, refuses_a_device_or_a_fifo_without_reading_it, .init = make_tmpdir,
+     .fini = remove_tmpdir, .timeout = 20) {
   mapf_grid *g = NULL;
   mapf_diag d;
-  cr_assert_eq(mapf_grid_load(MAPS, &g, &d), MAPF_EIO);
+  char got[2048], fifo[600];
+  cr_assert_eq(mapf_grid_load("/dev/zero", &g, &d), MAPF_EIO);
+  mapf_diag_format(&d, got, sizeof got);
+  cr_assert_str_eq(got, "/dev/zero: error: is not a regular file (a character device)");
+  snprintf(fifo, sizeof fifo, "%s/fifo.map", tmpdir);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  cr_assert_eq(mapf_grid_load(fifo, &g, &d), MAPF_EIO);
   cr_assert_null(g);
+  cr_assert_str_eq(d.msg, "is not a regular file (a FIFO)");
+  cr_assert_str_eq(d.file, fifo);
+}
+
+/* The reader that every file input uses: the whole file and its length, a NUL after it; a file
+ * longer than the limit is refused. */
+Test(grid, read_file_reads_a_whole_regular_file_up_to_its_limit) {
+  char *buf = NULL;
+  size_t len = 0;
+  mapf_diag d;
+  cr_assert_eq(mapf_read_file(MAPS "tiny.map", 1 << 20, &buf, &len, &d), MAPF_OK, "%s", d.msg);
+  size_t want_len;
+  char *want = test_slurp(MAPS "tiny.map", &want_len);
+  cr_assert_eq(len, want_len);
+  cr_assert(memcmp(buf, want, len) == 0 && buf[len] == '\0');
+  free(buf);
+  buf = NULL;
+  cr_assert_eq(mapf_read_file(MAPS "tiny.map", want_len - 1, &buf, &len, &d), MAPF_EPARSE);
+  cr_assert_null(buf);
+  cr_assert_eq(mapf_read_file(MAPS "tiny.map", want_len, &buf, &len, &d), MAPF_OK);
+  cr_assert_eq(len, want_len);
+  free(buf);
+  free(want);
 }
 
 Test(grid, rejects_zero_size) {

@@ -188,7 +188,7 @@ Test(plan, missing_file_is_an_io_error) {
   cr_assert_null(p);
   cr_assert_eq(errs.n, 1);
   char *all = test_format_diags(&errs);
-  cr_assert_str_eq(all, PLANS "/no-such-plan.yaml: error: cannot read the plan: No such file or "
+  cr_assert_str_eq(all, PLANS "/no-such-plan.yaml: error: cannot open file: No such file or "
                               "directory\n");
   free(all);
   farm_diags_free(&errs);

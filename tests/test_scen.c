@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "grid.h"
@@ -20,6 +21,8 @@
 
 #define MAPS MAPFARM_SOURCE_DIR "/tests/data/maps/"
 #define SCENS MAPFARM_SOURCE_DIR "/tests/data/scen/"
+
+TEST_TMPDIR("scen");
 
 /* Loads tests/data/scen/NAME against tests/data/maps/tiny.map; it must fail with MAPF_EPARSE
  * and exactly "PATH:LINE:COL: error: MSG". */
@@ -152,6 +155,64 @@ Test(scen, reports_missing_file_as_io_error) {
   char got[2048];
   format_diag(&d, got, sizeof got);
   cr_assert_str_eq(got, SCENS "no_such.scen: error: cannot open file: No such file or directory");
+}
+
+/* The reader takes only regular files: a directory or a FIFO says what it is (the FIFO at once:
+ * the timeout fails an open that waits for a writer). */
+Test(scen, refuses_a_directory_or_a_fifo, .init = make_tmpdir, .fini = remove_tmpdir,
+     .timeout = 20) {
+  mapf_scen *s = NULL;
+  mapf_diag d;
+  char got[2048], want[600], fifo[600];
+  cr_assert_eq(mapf_scen_load(tmpdir, NULL, 0, &s, &d), MAPF_EIO);
+  format_diag(&d, got, sizeof got);
+  snprintf(want, sizeof want, "%s: error: is a directory", tmpdir);
+  cr_assert_str_eq(got, want);
+  snprintf(fifo, sizeof fifo, "%s/fifo.scen", tmpdir);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  cr_assert_eq(mapf_scen_load(fifo, NULL, 0, &s, &d), MAPF_EIO);
+  cr_assert_null(s);
+  cr_assert_str_eq(d.msg, "is not a regular file (a FIFO)");
+}
+
+/* The check solve and plans share: a scenario file is for the map its first line names, by file
+ * name (directories aside) and size. */
+Test(scen, check_map_compares_the_named_map_and_its_size, .init = make_tmpdir,
+     .fini = remove_tmpdir) {
+  mapf_scen *s = test_load_scen(SCENS "tiny.map.scen", NULL, 0);
+  mapf_diag d;
+  char got[2048];
+  mapf_grid *tiny = test_load_grid(MAPS "tiny.map");
+  cr_assert_eq(mapf_scen_check_map(s, "t.scen", tiny, &d), MAPF_OK);
+  struct {
+    int w, h;
+    const char *name, *want;
+  } bad[] = {
+      {9, 4, "tiny.map", "t.scen:2: error: the scenario is for map tiny.map (8 x 4), not tiny.map "
+                         "(9 x 4)"},
+      {8, 5, "tiny.map", "t.scen:2: error: the scenario is for map tiny.map (8 x 4), not tiny.map "
+                         "(8 x 5)"},
+      {8, 4, "other.map", "t.scen:2: error: the scenario is for map tiny.map (8 x 4), not "
+                          "other.map (8 x 4)"},
+  };
+  for (int i = 0; i < 3; i++) {
+    mapf_grid *g = test_open_grid(bad[i].w, bad[i].h, bad[i].name);
+    cr_assert_eq(mapf_scen_check_map(s, "t.scen", g, &d), MAPF_EINVAL);
+    format_diag(&d, got, sizeof got);
+    cr_assert_str_eq(got, bad[i].want);
+    mapf_grid_free(g);
+  }
+  mapf_scen_free(s);
+  /* A map named with directories: its file name counts. */
+  char path[600];
+  snprintf(path, sizeof path, "%s/dirs.scen", tmpdir);
+  FILE *f = fopen(path, "w");
+  fputs("version 1\n0\tmaps/dao/tiny.map\t8\t4\t0\t0\t7\t3\t9.41421356\n", f);
+  fclose(f);
+  s = test_load_scen(path, NULL, 0);
+  cr_assert_eq(mapf_scen_check_map(s, path, tiny, &d), MAPF_OK);
+  mapf_scen_free(s);
+  mapf_grid_free(tiny);
 }
 
 Test(scen, skips_invalid_lines_when_asked_and_keeps_the_first_reason) {
