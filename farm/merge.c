@@ -724,6 +724,8 @@ int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
       goto done;
     }
   }
+  /* Rows from an input of schema version 3 or older come without their limits. */
+  if (farm_store_fill_limits(out, err, errlen) < 0) goto done;
   if (sqlite3_exec(m.out, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
     farm_set_err(err, errlen, "%s: cannot commit the merge: %s", out_path, sqlite3_errmsg(m.out));
     goto done;

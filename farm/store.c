@@ -476,9 +476,10 @@ static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST]
     "ALTER TABLE results ADD COLUMN execution TEXT;",
 };
 
-/* Schema version 4's limits and execution of the rows of an older file: a row's job ran under
- * the limits of the plan of the run that wrote it (they are part of its key), and runs keep
- * their plan's text. Rows of a run whose text is missing or unreadable stay NULL (unknown). */
+/* Schema version 4's limits and execution of rows that lack them (written by an older
+ * mapfarm): a row's job ran under the limits of the plan of the run that wrote it (they are
+ * part of its key), and runs keep their plan's text. Rows of a run whose text is missing or
+ * unreadable stay NULL (unknown). */
 static int backfill_limits(sqlite3 *db, const char *path, char *err, size_t errlen) {
   sqlite3_stmt *runs = NULL, *set = NULL;
   int rc = sqlite3_prepare_v2(db, "SELECT run_id, plan_text FROM runs WHERE plan_text IS NOT NULL",
@@ -486,7 +487,8 @@ static int backfill_limits(sqlite3 *db, const char *path, char *err, size_t errl
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2(db,
                             "UPDATE results SET limit_steps = ?1, limit_seconds = ?2, "
-                            "limit_expansions = ?3, execution = ?4 WHERE run_id = ?5",
+                            "limit_expansions = ?3, execution = ?4 WHERE run_id = ?5 AND "
+                            "limit_steps IS NULL AND execution IS NULL",
                             -1, &set, NULL);
   while (rc == SQLITE_OK && (rc = sqlite3_step(runs)) == SQLITE_ROW) {
     const char *text = (const char *)sqlite3_column_text(runs, 1);
@@ -1062,4 +1064,9 @@ fail:
     sqlite3_reset(st->rollback);
   }
   return -1;
+}
+
+int farm_store_fill_limits(farm_store *st, char *err, size_t errlen) {
+  if (refuse_readonly(st, err, errlen) < 0) return -1;
+  return backfill_limits(st->db, st->path, err, errlen);
 }

@@ -97,6 +97,11 @@ typedef struct farm_record {
   const mapf_result *res;  /* res->agent may be NULL for an error row */
 } farm_record;
 
+/* Fills in the limits and execution of rows that lack them (copied by `mapfarm merge` from a
+ * file of schema version 3 or older) from the plan text of the run that wrote each row, as the
+ * upgrade does. Runs in the caller's transaction, if any. Returns 0, or -1 with err. */
+int farm_store_fill_limits(farm_store *st, char *err, size_t errlen);
+
 /* Writes n records and their agent rows in one transaction. Keys already present are left as
  * they are, except rows with status error, which a new result replaces. Returns 0, or -1 with
  * err (the transaction is rolled back). */

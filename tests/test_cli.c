@@ -612,6 +612,18 @@ Test(cli, a_schema_3_file_gets_the_limits_of_its_runs_plans) {
       NULL, NULL, &msg);
   cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
   sqlite3_close(h);
+  /* Merged into a new file, its rows get their limits there too; the input stays as it is. */
+  char merged[600];
+  snprintf(merged, sizeof merged, "%s/v3-merged.db", tmpdir);
+  cr_assert_eq(mapfarm(&out, &err, "merge '%s' '%s'", merged, db), 0, "%s", err);
+  free(out);
+  free(err);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), 3);
+  cr_assert_eq(test_db_int(merged, "SELECT count(*) FROM results WHERE (limit_steps = 50 AND "
+                                   "limit_seconds = 2.5 AND limit_expansions = 900) OR "
+                                   "execution = 'single-pass' OR limit_steps IS NULL"),
+               3);
+  cr_assert_eq(test_db_int(merged, "SELECT count(*) FROM results WHERE limit_steps IS NULL"), 1);
   char plan[600];
   snprintf(plan, sizeof plan, "%s/tests/data/cli/small.yaml", MAPFARM_SOURCE_DIR);
   cr_assert_eq(mapfarm(&out, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
