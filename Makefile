@@ -1,7 +1,8 @@
 # mapfarm: the two set-up commands of the README.
 #   make run    installs missing packages, builds, runs configs/quick.yaml into results.db and
 #               prints its completion-rate table
-#   make test   installs missing packages, builds, runs every test
+#   make test   installs missing packages, builds, runs every test (the build requires
+#               Criterion: MAPFARM_TESTS=ON, so the tests cannot be left out)
 #   make sanitize   the test suite built with AddressSanitizer and UBSan (CI runs it)
 #   make bench  benchmarks that print figures (never part of the tests)
 # Builds are out of tree, in build/ (build-san/ for sanitizers).
@@ -42,11 +43,13 @@ run: build
 	$(BUILD)/mapfarm run $(PLAN) --db $(DB)
 	$(BUILD)/mapfarm report --db $(DB) completion-rate
 
-test: build
+test: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPFARM_TESTS=ON >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 sanitize: deps
-	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPFARM_ASAN=ON -DMAPFARM_UBSAN=ON -DMAPFARM_CHECK_INVARIANTS=ON >/dev/null
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPFARM_TESTS=ON -DMAPFARM_ASAN=ON -DMAPFARM_UBSAN=ON -DMAPFARM_CHECK_INVARIANTS=ON >/dev/null
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 

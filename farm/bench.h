@@ -11,17 +11,36 @@
 #include "grid.h"
 #include "scen.h"
 
+/* The relative tolerance for scenario files whose optimal lengths are not exact octile lengths
+ * at their printed digits (farm_bench_lengths_exact): such lengths were computed in single
+ * precision (a float carries 7 significant digits) or with a shortened sqrt(2). 1e-6 of a
+ * length of 1,000 is 0.001, far below what a wrong path costs in practice: sqrt(2) - 1, or
+ * 17 - 12 sqrt(2) = 0.03 for a path that trades 17 straight moves for 12 diagonal ones. */
+#define FARM_BENCH_RELATIVE 1e-6
+
 /* Every query of a MovingAI scenario file solved with A*. */
 typedef struct farm_bench_astar {
   int64_t queries;    /* lines of the scenario run */
   int64_t expansions; /* summed over the queries */
-  int64_t mismatches; /* costs that differ from optimal_length by more than one unit of its
-                         last printed digit (the rule of tests/test_astar.c), or not found */
+  int64_t mismatches; /* costs that differ from optimal_length by more than the tolerance,
+                         or not found */
+  double relative;    /* the tolerance: 0 when it is one unit of the last printed digit of
+                         optimal_length (the rule of tests/test_astar.c; the file's lengths are
+                         exact), else FARM_BENCH_RELATIVE: the larger of that unit and this
+                         fraction of the length */
   double seconds;     /* CPU time inside mapf_astar_run only, summed over the queries */
 } farm_bench_astar;
 
-/* Runs every entry of s on g with one reused A* scratch. Returns MAPF_OK, MAPF_ENOMEM, or
- * MAPF_EINVAL when an entry does not fit g (load s against g to rule that out). */
+/* 1 when every optimal_length of s that can tell is a + b sqrt(2) (integers a, b >= 0) to
+ * within half a unit of its last printed digit, as an exactly computed length correctly
+ * rounded is; 0 when one is not. A length tells when it has so many digits that a + b sqrt(2)
+ * falls that close to it by chance less than once in 1,000: 8 decimals always, "3.82843"
+ * yes, "102.284" no. Lengths that cannot tell (integers among them) count as exact. */
+int farm_bench_lengths_exact(const mapf_scen *s);
+
+/* Runs every entry of s on g with one reused A* scratch, with the tolerance that
+ * farm_bench_lengths_exact(s) selects. Returns MAPF_OK, MAPF_ENOMEM, or MAPF_EINVAL when an
+ * entry does not fit g (load s against g to rule that out). */
 int farm_bench_astar_run(const mapf_grid *g, const mapf_scen *s, farm_bench_astar *out);
 
 /* One simulation of a random instance (the scenario generator `random`). */

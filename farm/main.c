@@ -1404,10 +1404,13 @@ static int cmd_bench(int argc, char **argv) {
         fprintf(stderr, "mapfarm: error: bench astar: %s\n", mapf_strerror(rc));
         status = EXIT_FAILED_JOBS;
       } else {
-        printf("queries=%lld expansions=%lld ms=%.1f ns_per_expansion=%.1f mismatches=%lld\n",
+        char tol[32] = "last-digit"; /* the tolerance of the cost check (bench.h) */
+        if (r.relative > 0) snprintf(tol, sizeof tol, "relative-%g", r.relative);
+        printf("queries=%lld expansions=%lld ms=%.1f ns_per_expansion=%.1f mismatches=%lld "
+               "tolerance=%s\n",
                (long long)r.queries, (long long)r.expansions, r.seconds * 1e3,
                r.expansions ? r.seconds * 1e9 / (double)r.expansions : 0.0,
-               (long long)r.mismatches);
+               (long long)r.mismatches, tol);
         if (r.mismatches > 0) status = EXIT_FAILED_JOBS;
       }
     }

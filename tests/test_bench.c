@@ -30,16 +30,112 @@ Test(bench, astar_reports_no_mismatch_on_the_tiny_fixture) {
   mapf_grid_free(g);
 }
 
+/* The smallest difference between two octile lengths that a path of up to 12 diagonal moves
+ * can make: 17 straight moves against 12 diagonal ones. */
+#define NEAR_MISS (17.0 - 12.0 * sqrt(2.0))
+
 Test(bench, astar_counts_a_wrong_optimal_length_as_a_mismatch) {
   mapf_grid *g = test_load_grid(MAPFARM_SOURCE_DIR "/tests/data/maps/tiny.map");
   mapf_scen *s = test_load_scen(MAPFARM_SOURCE_DIR "/tests/data/scen/tiny.map.scen", g, 0);
-  /* One unit of the last printed digit is tolerated (single-precision sums), two are not. */
-  s->entries[0].optimal += 1e-8;
-  s->entries[1].optimal += 2e-8;
+  s->entries[0].optimal += NEAR_MISS;
   s->entries[2].optimal += 1.0;
   farm_bench_astar r;
   cr_assert_eq(farm_bench_astar_run(g, s, &r), MAPF_OK);
   cr_assert_eq(r.mismatches, 2);
+  mapf_scen_free(s);
+  mapf_grid_free(g);
+}
+
+/* Exact lengths (tiny.map.scen: a + b sqrt(2) to 8 decimals) keep the strict rule; one length
+ * off by more than half a unit of its last digit, or a file of lengths rounded to single
+ * precision, selects the relative tolerance. Lengths whose digits cannot tell do not count. */
+Test(bench, lengths_exact_tells_exact_lengths_from_rounded_ones) {
+  mapf_grid *g = test_load_grid(MAPFARM_SOURCE_DIR "/tests/data/maps/tiny.map");
+  mapf_scen *s = test_load_scen(MAPFARM_SOURCE_DIR "/tests/data/scen/tiny.map.scen", g, 0);
+  cr_assert_eq(farm_bench_lengths_exact(s), 1);
+  s->entries[1].optimal += 4e-9; /* 7.82842712 + 0.4 units: still the exact length rounded */
+  cr_assert_eq(farm_bench_lengths_exact(s), 1);
+  s->entries[1].optimal += 2e-8;
+  cr_assert_eq(farm_bench_lengths_exact(s), 0);
+  /* 1 + 2 sqrt(2) printed with 6 significant digits tells, and is exact; 102.284 with 3
+   * decimals cannot tell (73 candidates, each within 0.0005 with chance 1e-3). */
+  s->entries[1] = (mapf_scen_entry){.optimal = 3.82843, .decimals = 5};
+  cr_assert_eq(farm_bench_lengths_exact(s), 1);
+  s->entries[1].optimal = 3.82853;
+  cr_assert_eq(farm_bench_lengths_exact(s), 0);
+  s->entries[1] = (mapf_scen_entry){.optimal = 102.284, .decimals = 3};
+  cr_assert_eq(farm_bench_lengths_exact(s), 1);
+  mapf_scen_free(s);
+  mapf_scen *f = test_load_scen(MAPFARM_SOURCE_DIR "/tests/data/scen/single-precision.map.scen",
+                                NULL, 0);
+  cr_assert_eq(farm_bench_lengths_exact(f), 0);
+  mapf_scen_free(f);
+  mapf_grid_free(g);
+}
+
+/* single-precision.map.scen: 40 queries on a 32 x 24 map whose optimal lengths (Dijkstra in
+ * double precision) were rounded to single precision and printed with 8 decimals, as older
+ * files were written; 28 of them differ from the exact length by more than one unit of the
+ * last digit (up to 1.5e-6). None is a mismatch, and a length that is really wrong still is. */
+Test(bench, astar_accepts_lengths_rounded_to_single_precision) {
+  mapf_grid *g = test_load_grid(MAPFARM_SOURCE_DIR "/tests/data/maps/single-precision.map");
+  mapf_scen *s =
+      test_load_scen(MAPFARM_SOURCE_DIR "/tests/data/scen/single-precision.map.scen", g, 0);
+  farm_bench_astar r;
+  cr_assert_eq(farm_bench_astar_run(g, s, &r), MAPF_OK);
+  cr_assert_eq(r.queries, 40);
+  cr_assert_eq(r.mismatches, 0);
+  cr_assert_eq(r.relative, FARM_BENCH_RELATIVE);
+  /* Wrong lengths, written the way the file's tool would have written them. */
+  s->entries[39].optimal = (float)(s->entries[39].optimal + NEAR_MISS);
+  s->entries[20].optimal = (float)(s->entries[20].optimal * (1 + 1e-5));
+  s->entries[3].optimal = (float)(s->entries[3].optimal + sqrt(2.0) - 1);
+  cr_assert_eq(farm_bench_astar_run(g, s, &r), MAPF_OK);
+  cr_assert_eq(r.mismatches, 3);
+  cr_assert_eq(r.relative, FARM_BENCH_RELATIVE);
+  mapf_scen_free(s);
+  mapf_grid_free(g);
+}
+
+TEST_TMPDIR("bench");
+TestSuite(bench_cli, .init = make_tmpdir, .fini = remove_tmpdir);
+
+/* `mapfarm bench astar` says which tolerance it used, and exits 0 when nothing mismatched. */
+Test(bench_cli, astar_names_its_tolerance) {
+  char *out, *err;
+  int rc = test_mapfarm(tmpdir, NULL, &out, &err,
+                        "bench astar --map '%s/tests/data/maps/single-precision.map' "
+                        "--scen '%s/tests/data/scen/single-precision.map.scen'",
+                        MAPFARM_SOURCE_DIR, MAPFARM_SOURCE_DIR);
+  cr_assert_eq(rc, 0, "exit %d: %s%s", rc, out, err);
+  cr_assert(strstr(out, "queries=40 ") && strstr(out, " mismatches=0 tolerance=relative-1e-06\n"),
+            "%s", out);
+  free(out);
+  free(err);
+  rc = test_mapfarm(tmpdir, NULL, &out, &err,
+                    "bench astar --map '%s/tests/data/maps/tiny.map' "
+                    "--scen '%s/tests/data/scen/tiny.map.scen'",
+                    MAPFARM_SOURCE_DIR, MAPFARM_SOURCE_DIR);
+  cr_assert_eq(rc, 0, "exit %d: %s%s", rc, out, err);
+  cr_assert(strstr(out, " mismatches=0 tolerance=last-digit\n"), "%s", out);
+  free(out);
+  free(err);
+}
+
+/* The MAPF benchmark's scen-random files print 8 decimals of lengths computed with
+ * sqrt(2) = 1.414213562: 613 of den520d-random-1's 1,000 lines are more than 1e-8 off. */
+Test(bench, astar_accepts_the_mapf_benchmark_scenarios, .timeout = 600) {
+  REQUIRE_MAPS(maps);
+  char map[4200], scen[4200];
+  snprintf(map, sizeof map, "%s/mapf/den520d.map", maps);
+  snprintf(scen, sizeof scen, "%s/mapf-scen/scen-random/den520d-random-1.scen", maps);
+  mapf_grid *g = test_load_grid(map);
+  mapf_scen *s = test_load_scen(scen, g, 0);
+  farm_bench_astar r;
+  cr_assert_eq(farm_bench_astar_run(g, s, &r), MAPF_OK);
+  cr_assert_eq(r.queries, 1000);
+  cr_assert_eq(r.mismatches, 0);
+  cr_assert_eq(r.relative, FARM_BENCH_RELATIVE);
   mapf_scen_free(s);
   mapf_grid_free(g);
 }
@@ -57,6 +153,7 @@ Test(bench, astar_expands_the_reference_count_on_den520d, .timeout = 600) {
   cr_assert_eq(r.queries, 888);
   cr_assert_eq(r.expansions, 3930799);
   cr_assert_eq(r.mismatches, 0);
+  cr_assert_eq(r.relative, 0, "lengths printed with 6 significant digits are exact");
   mapf_scen_free(s);
   mapf_grid_free(g);
 }

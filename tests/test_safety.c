@@ -89,16 +89,45 @@ static const char *as_user(void) {
   return geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
 }
 
+/* Copies the file at from to `to` with the given mode. */
+static void copy_file(const char *from, const char *to, mode_t mode) {
+  size_t n;
+  char *text = test_slurp_file(from, &n);
+  int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+  cr_assert_geq(fd, 0, "cannot create %s", to);
+  cr_assert_eq(write(fd, text, n), (ssize_t)n, "cannot write %s", to);
+  close(fd);
+  chmod(to, mode); /* whatever the umask */
+  free(text);
+}
+
+/* The unprivileged user may not enter the clone (a `mktemp -d` folder or root's home is
+ * 0700), so the plan and the binary it runs are copied into tmpdir (0755): *bin and the plan's
+ * path in small. The plan generates its maps and names no other file. */
+static void user_copies(char *bin, size_t nbin, char *small, size_t nsmall) {
+  char from[512];
+  plan(from, sizeof from, "small.yaml");
+  snprintf(small, nsmall, "%s/small.yaml", tmpdir);
+  copy_file(from, small, 0644);
+  snprintf(bin, nbin, "%s/mapfarm", tmpdir);
+  copy_file(MAPFARM_BINARY, bin, 0755);
+  /* What the unprivileged run needs, checked first so that a failure says so. */
+  char *err;
+  int rc = sh(&err, "%stest -r '%s' && %stest -x '%s'", as_user(), small, as_user(), bin);
+  cr_assert_eq(rc, 0, "the user of the run cannot read %s or run %s %s", small, bin, err);
+  free(err);
+}
+
 Test(safety, a_read_only_file_is_refused_and_left_unchanged) {
-  char small[512], db[512], *err;
-  plan(small, sizeof small, "small.yaml");
+  char small[512], bin[512], db[512], *err;
+  user_copies(bin, sizeof bin, small, sizeof small);
   snprintf(db, sizeof db, "%s/ro.db", tmpdir);
   cr_assert_eq(sh(&err, "\"$M\" run '%s' --db '%s'", small, db), 0, "%s", err);
   free(err);
   chmod(db, 0444);
   size_t n1, n2;
   char *before = test_slurp(db, &n1);
-  int rc = sh(&err, "%s\"$M\" run '%s' --db '%s'", as_user(), small, db);
+  int rc = sh(&err, "cd / && %s'%s' run '%s' --db '%s'", as_user(), bin, small, db);
   cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
   cr_assert(strstr(err, "read-only") != NULL || strstr(err, "readonly") != NULL, "%s", err);
   free(err);
@@ -109,12 +138,12 @@ Test(safety, a_read_only_file_is_refused_and_left_unchanged) {
 }
 
 Test(safety, a_read_only_directory_is_refused_with_a_message) {
-  char small[512], dir[512], db[600], *err;
-  plan(small, sizeof small, "small.yaml");
+  char small[512], bin[512], dir[512], db[600], *err;
+  user_copies(bin, sizeof bin, small, sizeof small);
   snprintf(dir, sizeof dir, "%s/locked", tmpdir);
   cr_assert_eq(mkdir(dir, 0555), 0);
   snprintf(db, sizeof db, "%s/new.db", dir);
-  int rc = sh(&err, "%s\"$M\" run '%s' --db '%s'", as_user(), small, db);
+  int rc = sh(&err, "cd / && %s'%s' run '%s' --db '%s'", as_user(), bin, small, db);
   cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
   cr_assert(strstr(err, db) != NULL, "the message names the file: %s", err);
   free(err);
