@@ -369,15 +369,15 @@ int farm_labels_load(sqlite3 *db, const char *where, int32_t max_agents,
     goto fail;
   }
   /* Name each label's configurations, then sort by key for farm_labels_name. */
-  qsort(l->c, (size_t)l->n, sizeof *l->c, by_label_first);
+  if (l->n) qsort(l->c, (size_t)l->n, sizeof *l->c, by_label_first);
   l->mixed = calloc((size_t)(l->n ? l->n : 1), sizeof *l->mixed);
   if (!l->mixed) goto oom;
   for (int32_t b = 0, e; b < l->n; b = e) {
     for (e = b + 1; e < l->n && same_text(l->c[e].label, l->c[b].label);) e++;
     if (name_group(l, b, e) < 0) goto oom;
   }
-  qsort(l->mixed, (size_t)l->nmixed, sizeof *l->mixed, by_first_mixed);
-  qsort(l->c, (size_t)l->n, sizeof *l->c, by_key);
+  if (l->nmixed) qsort(l->mixed, (size_t)l->nmixed, sizeof *l->mixed, by_first_mixed);
+  if (l->n) qsort(l->c, (size_t)l->n, sizeof *l->c, by_key);
   free(params.s);
   free(sql.s);
   *out = l;
@@ -399,6 +399,7 @@ const char *farm_labels_name(const farm_labels *l, const char *key) {
   lb_config probe;
   memset(&probe, 0, sizeof probe);
   probe.key = (char *)key;
+  if (!l->n || !key) return NULL;
   const lb_config *c = bsearch(&probe, l->c, (size_t)l->n, sizeof *l->c, by_key);
   return c ? c->name : NULL;
 }

@@ -1112,6 +1112,7 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   }
   if (r < 0) {
     report_table_free(&t);
+    farm_labels_free(lb);
     return -1;
   }
   report_text x;
