@@ -1,9 +1,10 @@
 /* store.c: the SQLite results database (store.h; the layout is schema/schema.sql and
  * schema/views.sql, compiled in by cmake/embed.cmake).
  *
- * Opening never writes to a file that is not ours: an existing file is first inspected through
- * a separate read-only connection (is it SQLite at all, whose application_id, which schema
- * version), and only a mapfarm database, an empty file or a new path is opened for writing.
+ * Opening never writes to a file that is not ours: an existing file is first inspected (its
+ * header, then a read-only connection that creates nothing beside it: is it SQLite at all, whose
+ * application_id, which schema version), and only a mapfarm database, an empty file or a new
+ * path is opened for writing.
  * Every statement is prepared once at open and reused; farm_store_put writes a batch in one
  * BEGIN IMMEDIATE ... COMMIT transaction, so a crash loses at most the batch being written.
  *
@@ -16,6 +17,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -179,6 +181,11 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
     farm_set_err(err, errlen, "%s: not a SQLite database", path);
     return -1;
   }
+  if ((rc & 0xff) == SQLITE_CORRUPT) {
+    farm_set_err(err, errlen, "%s: damaged database (%s); left untouched", path,
+                 sqlite3_errmsg(db));
+    return -1;
+  }
   if (rc != SQLITE_OK) {
     farm_set_err(err, errlen, "%s: cannot read the database: %s", path, sqlite3_errmsg(db));
     return -1;
@@ -224,11 +231,79 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
   return 0;
 }
 
-/* Inspects an existing file through a read-only connection, which writes nothing (no journal,
- * no header change), so a file we refuse stays byte-identical. */
+/* path as a "file:" URI (sqlite.org/uri.html) with the query q: '?', '#', '%' and control
+ * bytes escaped, and an absolute path given an empty authority, so that "//x/y" is not read as
+ * host x. Returns a string for sqlite3_free, or NULL when out of memory. */
+static char *file_uri(const char *path, const char *q) {
+  sqlite3_str *u = sqlite3_str_new(NULL);
+  sqlite3_str_appendf(u, "file:%s", path[0] == '/' ? "//" : "");
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if (*p == '?' || *p == '#' || *p == '%' || *p < 0x20 || *p == 0x7f)
+      sqlite3_str_appendf(u, "%%%02X", (unsigned)*p);
+    else
+      sqlite3_str_appendchar(u, 1, (char)*p);
+  }
+  sqlite3_str_appendf(u, "?%s", q);
+  return sqlite3_str_finish(u);
+}
+
+/* 1 when path with suffix appended names an existing file. */
+static int side_exists(const char *path, const char *suffix) {
+  char *side = sqlite3_mprintf("%s%s", path, suffix);
+  struct stat sb;
+  int yes = side && stat(side, &sb) == 0;
+  sqlite3_free(side);
+  return yes;
+}
+
+/* Inspects an existing file and writes nothing, in it or beside it, so a file we refuse stays
+ * byte-identical and its directory gains no file. The header (the first 100 bytes,
+ * sqlite.org/fileformat2.html) is read first: an empty file is a fresh database, and a file
+ * without SQLite's magic string is refused without asking SQLite. A database is then read
+ * through a read-only connection. In WAL mode (header bytes 18 and 19 are 2) such a connection
+ * creates the -wal and -shm files when they are missing, as any reader does; so unless both are
+ * there already (a connection has the file open, or ended without closing it), the file is
+ * opened immutable: read as it is, with no lock, WAL or shared memory. That reads it right,
+ * because SQLite keeps both files while any connection has the database open and moves every
+ * committed transaction into the file when the last one closes. */
 static int probe(const char *path, int *fresh, int *old, char *err, size_t errlen) {
+  *fresh = *old = 0;
+  /* O_NONBLOCK: a FIFO must not hang the open; it is refused below. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    farm_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
+  struct stat sb;
+  unsigned char h[100];
+  ssize_t n = -1;
+  int e = 0;
+  if (fstat(fd, &sb) != 0) e = errno;
+  else if (S_ISREG(sb.st_mode) && (n = pread(fd, h, sizeof h, 0)) < 0) e = errno;
+  close(fd);
+  if (e) {
+    farm_set_err(err, errlen, "%s: cannot read: %s", path, strerror(e));
+    return -1;
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    farm_set_err(err, errlen, "%s: is not a regular file, not a database file", path);
+    return -1;
+  }
+  if (n == 0) {
+    *fresh = 1;
+    return 0;
+  }
+  if (n < (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0) {
+    farm_set_err(err, errlen, "%s: not a SQLite database", path);
+    return -1;
+  }
+  int immutable = (h[18] == 2 || h[19] == 2) && !(side_exists(path, "-wal") &&
+                                                  side_exists(path, "-shm"));
+  char *uri = file_uri(path, immutable ? "mode=ro&immutable=1" : "mode=ro");
   sqlite3 *db = NULL;
-  int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+  int rc = uri ? sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
+               : SQLITE_NOMEM;
+  sqlite3_free(uri);
   if (rc != SQLITE_OK) {
     farm_set_err(err, errlen, "%s: cannot open: %s", path,
                  db ? sqlite3_errmsg(db) : "out of memory");

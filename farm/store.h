@@ -30,17 +30,19 @@ enum {
   FARM_STORE_CREATE = 1    /* create the file and the schema when missing */
 };
 
-/* Opens (or creates) a results database. An existing file that is not SQLite, or a SQLite
- * database that is not a mapfarm database (other application_id, or tables but no mapfarm
- * schema) or not of FARM_SCHEMA_VERSION (an older or newer mapfarm's), is refused and left
- * untouched, except a file of FARM_SCHEMA_UPGRADABLE: FARM_STORE_CREATE adds the newer
- * columns and tables to it in one transaction (nothing else changes), and FARM_STORE_READONLY
- * reads it as it is (the newer columns are missing there). Either way the connection then sees the views of this mapfarm's
- * schema/views.sql: where a file's views differ (written by an older mapfarm of the same
- * schema version), FARM_STORE_CREATE drops and recreates them in one transaction, and
- * FARM_STORE_READONLY creates them as TEMP views on the connection, leaving the file as it is.
- * A file whose views are current is not written to. Returns 0 and *out, or -1 with a message
- * in err. */
+/* Opens (or creates) a results database. An existing file that is not a regular file, not
+ * SQLite or damaged, or a SQLite database that is not a mapfarm database (other application_id,
+ * or tables but no mapfarm schema) or not of FARM_SCHEMA_VERSION (an older or newer
+ * mapfarm's), is refused and left untouched, except a file of FARM_SCHEMA_UPGRADABLE:
+ * FARM_STORE_CREATE adds the newer columns and tables to it in one transaction (nothing else
+ * changes), and FARM_STORE_READONLY reads it as it is (the newer columns are missing there).
+ * Either way the connection then sees the views of this mapfarm's schema/views.sql: where a
+ * file's views differ (written by an older mapfarm of the same schema version),
+ * FARM_STORE_CREATE drops and recreates them in one transaction, and FARM_STORE_READONLY
+ * creates them as TEMP views on the connection, leaving the file as it is.
+ * A file whose views are current is not written to. A refused file is judged from its header
+ * and a read that creates no -wal or -shm beside it: it stays as it was, and so does its
+ * directory. Returns 0 and *out, or -1 with a message in err. */
 int farm_store_open(const char *path, int mode, farm_store **out, char *err, size_t errlen);
 
 /* Closes st; NULL is a no-op. */

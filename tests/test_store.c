@@ -315,13 +315,136 @@ Test(store, refuses_schema_1_database_clearly_and_leaves_it_byte_identical) {
   cr_expect_eq(memcmp(before, after, len0 < len1 ? len0 : len1), 0, "the database changed");
   free(before);
   free(after);
-  /* The read-only look at a WAL database may leave an empty -wal (and a -shm) beside it, as
-   * any reader does; nothing is written into it. */
-  struct stat sb;
-  snprintf(side, sizeof side, "%s-wal", db);
-  cr_expect(stat(side, &sb) != 0 || sb.st_size == 0, "something was written to %s", side);
-  snprintf(side, sizeof side, "%s-journal", db);
-  cr_expect_not(file_exists(side));
+  /* Nothing beside it either, though it is in WAL mode (a plain reader would leave -wal and
+   * -shm files). */
+  const char *sides[] = {"-wal", "-shm", "-journal"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(side, sizeof side, "%s%s", db, sides[k]);
+    cr_expect_not(file_exists(side), "%s was created", side);
+  }
+}
+
+/* Every file of dir with its size and a hash of its bytes, one line each, sorted by name (the
+ * caller frees). */
+static char *dir_state(const char *dir) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cd '%s' && ls -A | LC_ALL=C sort | while read -r f; do "
+           "if [ -f \"$f\" ]; then printf '%%s %%s\\n' \"$f\" \"$(cksum < \"$f\")\"; else "
+           "printf '%%s (not a regular file)\\n' \"$f\"; fi; done", dir);
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  char buf[512];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) fwrite(buf, 1, n, f);
+  fclose(f);
+  cr_assert_eq(pclose(p), 0);
+  return text;
+}
+
+/* Writes n bytes of data at offset of the file at path. */
+static void poke(const char *path, long offset, const void *data, size_t n) {
+  FILE *f = fopen(path, "r+b");
+  cr_assert_not_null(f);
+  cr_assert_eq(fseek(f, offset, SEEK_SET), 0);
+  cr_assert_eq(fwrite(data, 1, n, f), n);
+  fclose(f);
+}
+
+/* Copies the first n bytes of from into to (all of it when n < 0). */
+static void copy_head(const char *from, const char *to, long n) {
+  size_t len = 0;
+  char *data = test_slurp_file(from, &len);
+  if (n >= 0 && (size_t)n < len) len = (size_t)n;
+  FILE *f = fopen(to, "wb");
+  cr_assert_not_null(f);
+  cr_assert_eq(fwrite(data, 1, len, f), len);
+  fclose(f);
+  free(data);
+}
+
+/* A refused file stays byte for byte as it was, and its directory gains no file: no -wal or
+ * -shm (which a plain read-only SQLite connection leaves beside a WAL database). One
+ * directory per file, so each listing shows exactly what that open did. */
+Test(store, refused_files_leave_their_directory_as_it_was) {
+  char good[512];
+  path_in(good, sizeof good, "good.db");
+  mapf_grid *g = tiny_grid();
+  job j[4];
+  farm_record recs[4];
+  make_jobs(j, recs, 4, g);
+  farm_store *st = open_ok(good, FARM_STORE_CREATE);
+  put_ok(st, 0, recs, 4);
+  farm_store_close(st);
+  mapf_grid_free(g);
+
+  static const char *const names[] = {"text", "newer", "truncated", "garbled", "foreign", "fifo"};
+  static const char *const want[] = {
+      "not a SQLite database", "(written by a newer mapfarm)", "damaged database",
+      "damaged database", "not a mapfarm database", "is not a regular file"};
+  for (int k = 0; k < 6; k++) {
+    char dir[512], file[600];
+    snprintf(dir, sizeof dir, "%s/%s", tmpdir, names[k]);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    snprintf(file, sizeof file, "%s/r.db", dir);
+    if (k == 0) {
+      FILE *f = fopen(file, "wb");
+      cr_assert_not_null(f);
+      fputs("These are my notes, not a database.\n", f);
+      fclose(f);
+    } else if (k == 1) {
+      copy_head(good, file, -1);
+      test_db_exec(file, "PRAGMA user_version = 99");
+    } else if (k == 2) {
+      copy_head(good, file, 8192);
+    } else if (k == 3) {
+      copy_head(good, file, -1);
+      static const unsigned char junk[64] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+      poke(file, 100, junk, sizeof junk); /* sqlite_master's page header */
+    } else if (k == 4) {
+      test_db_exec(file, "PRAGMA journal_mode = WAL; CREATE TABLE birds (name TEXT); "
+                         "INSERT INTO birds VALUES ('wren')");
+    } else {
+      cr_assert_eq(mkfifo(file, 0644), 0);
+    }
+    char *before = dir_state(dir);
+    for (int mode = FARM_STORE_READONLY; mode <= FARM_STORE_CREATE; mode++) {
+      char err[512] = "";
+      st = NULL;
+      cr_expect_eq(farm_store_open(file, mode, &st, err, sizeof err), -1, "%s: opened",
+                   names[k]);
+      cr_expect_null(st);
+      farm_store_close(st);
+      cr_expect(strstr(err, want[k]) != NULL, "%s: %s", names[k], err);
+      char *after = dir_state(dir);
+      cr_expect_str_eq(after, before, "%s, mode %d: the directory changed", names[k], mode);
+      free(after);
+    }
+    free(before);
+  }
+}
+
+/* File names are passed to SQLite as URIs for the look before opening: characters that mean
+ * something in a URI are escaped. */
+Test(store, a_file_name_with_uri_characters_opens) {
+  char db[512];
+  path_in(db, sizeof db, "a?b#c%20d&mode=rw.db");
+  mapf_grid *g = tiny_grid();
+  job j[1];
+  farm_record recs[1];
+  make_jobs(j, recs, 1, g);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, recs, 1);
+  farm_store_close(st);
+  st = open_ok(db, FARM_STORE_READONLY);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 1);
+  farm_store_close(st);
+  st = open_ok(db, FARM_STORE_CREATE);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 1);
+  farm_store_close(st);
+  mapf_grid_free(g);
 }
 
 Test(store, readonly_open_of_missing_file_does_not_create_it) {
