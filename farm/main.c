@@ -370,6 +370,7 @@ static int cmd_run(int argc, char **argv) {
     free(md.env);
     return EXIT_BAD_INPUT;
   }
+  if (*farm_store_note(st)) fprintf(stderr, "mapfarm: note: %s\n", farm_store_note(st));
 
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -1061,6 +1062,7 @@ static int cmd_merge(int argc, char **argv) {
   char err[1024];
   int rc = farm_merge(out, ins, nin, &res, err, sizeof err);
   free(ins);
+  if (res.note[0]) fprintf(stderr, "mapfarm: note: %s\n", res.note);
   if (rc < 0) {
     fprintf(stderr, "mapfarm: error: %s\n", err);
     fprintf(stderr, "mapfarm: nothing was merged; %s %s\n", out,

@@ -42,14 +42,31 @@ enum {
  * creates them as TEMP views on the connection, leaving the file as it is.
  * A file whose views are current is not written to. A refused file is judged from its header
  * and a read that creates no -wal or -shm beside it: it stays as it was, and so does its
- * directory. Returns 0 and *out, or -1 with a message in err. */
+ * directory.
+ *
+ * FARM_STORE_CREATE also takes the database's writer lock, PATH.lock beside it, held until
+ * farm_store_close: one process writes a database at a time. When another live process holds
+ * it, the open fails at once, before anything is written, and err names that process (pid,
+ * host, start time). A lock left by a process of this host that has ended is taken over, and
+ * farm_store_note says so; one left by another host is refused, since its liveness cannot be
+ * checked from here, and err says how to break it. Readers (FARM_STORE_READONLY) take no lock.
+ * Returns 0 and *out, or -1 with a message in err. */
 int farm_store_open(const char *path, int mode, farm_store **out, char *err, size_t errlen);
 
-/* Closes st; NULL is a no-op. */
+/* A note for the user about the open (a lock taken over from a process that ended without
+ * releasing it), or "" when there is none. Owned by st. */
+const char *farm_store_note(const farm_store *st);
+
+/* Closes st and releases its writer lock; NULL is a no-op. */
 void farm_store_close(farm_store *st);
 
-/* Deletes the database file at path with its WAL and shared-memory files: for a file that a
- * failed open or merge created, so that nothing of it stays. */
+/* Closes st; when its open created the database file, deletes that first with its WAL and
+ * shared-memory files, while the writer lock is still held (so no other writer can have opened
+ * it meanwhile): for a command that failed, so that nothing of it stays. NULL is a no-op. */
+void farm_store_discard(farm_store *st);
+
+/* Deletes the database file at path with its WAL and shared-memory files, taking no lock
+ * (farm_store_discard does the same for an open store, under its lock). */
 void farm_store_remove(const char *path);
 
 /* The underlying connection, for reports and tests. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "store.h"
@@ -317,8 +318,8 @@ Test(store, refuses_schema_1_database_clearly_and_leaves_it_byte_identical) {
   free(after);
   /* Nothing beside it either, though it is in WAL mode (a plain reader would leave -wal and
    * -shm files). */
-  const char *sides[] = {"-wal", "-shm", "-journal"};
-  for (int k = 0; k < 3; k++) {
+  const char *sides[] = {"-wal", "-shm", "-journal", ".lock"};
+  for (int k = 0; k < 4; k++) {
     snprintf(side, sizeof side, "%s%s", db, sides[k]);
     cr_expect_not(file_exists(side), "%s was created", side);
   }
@@ -366,7 +367,7 @@ static void copy_head(const char *from, const char *to, long n) {
 }
 
 /* A refused file stays byte for byte as it was, and its directory gains no file: no -wal or
- * -shm (which a plain read-only SQLite connection leaves beside a WAL database). One
+ * -shm (which a plain read-only SQLite connection leaves beside a WAL database), no lock. One
  * directory per file, so each listing shows exactly what that open did. */
 Test(store, refused_files_leave_their_directory_as_it_was) {
   char good[512];
@@ -445,6 +446,156 @@ Test(store, a_file_name_with_uri_characters_opens) {
   cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 1);
   farm_store_close(st);
   mapf_grid_free(g);
+}
+
+/* ---- the writer lock ---------------------------------------------------------------------- */
+
+static void this_host(char *host, size_t n) {
+  cr_assert_eq(gethostname(host, n), 0);
+  host[n - 1] = '\0';
+}
+
+/* A second writer is refused while the first holds the database, even in the same process
+ * (flock belongs to an open file, not to a process); the message names the holder. Readers go
+ * on. Closing releases the lock and deletes its file. */
+Test(store, a_second_writer_is_refused_naming_the_first_and_readers_go_on) {
+  char db[512], lock[600], host[256], want[2048];
+  path_in(db, sizeof db, "r.db");
+  snprintf(lock, sizeof lock, "%s.lock", db);
+  this_host(host, sizeof host);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  cr_expect_str_eq(farm_store_note(st), "");
+  cr_assert(file_exists(lock));
+  char *text = test_slurp_file(lock, NULL);
+  snprintf(want, sizeof want, "mapfarm lock\npid %ld\nhost %s\nstarted ", (long)getpid(), host);
+  cr_expect_eq(strncmp(text, want, strlen(want)), 0, "%s", text);
+  free(text);
+
+  farm_store *second = NULL;
+  char err[1024] = "";
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &second, err, sizeof err), -1);
+  cr_expect_null(second);
+  snprintf(want, sizeof want,
+           "%s: another mapfarm process is writing this database (pid %ld on host %s, started ",
+           db, (long)getpid(), host);
+  cr_expect_eq(strncmp(err, want, strlen(want)), 0, "got: %s", err);
+  cr_expect(strstr(err, "wait until it ends") != NULL, "%s", err);
+  cr_assert(file_exists(lock), "the refused open removed the holder's lock");
+
+  farm_store *reader = open_ok(db, FARM_STORE_READONLY);
+  cr_expect_eq(q_int(reader, "SELECT count(*) FROM results"), 0);
+  farm_store_close(reader);
+
+  farm_store_close(st);
+  cr_expect_not(file_exists(lock), "close left the lock file");
+  st = open_ok(db, FARM_STORE_CREATE);
+  farm_store_close(st);
+}
+
+/* A pid that no process has: a child's, after it ended. */
+static long dead_pid(void) {
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) _exit(0);
+  cr_assert_eq(waitpid(pid, NULL, 0), pid);
+  return (long)pid;
+}
+
+static void write_lock(const char *path, long pid, const char *host) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "mapfarm lock\npid %ld\nhost %s\nstarted 2024-05-01T12:00:00Z\n", pid, host);
+  fclose(f);
+}
+
+Test(store, a_stale_lock_of_this_host_is_taken_over_with_a_note) {
+  char db[512], lock[600], host[256], want[2048];
+  path_in(db, sizeof db, "r.db");
+  snprintf(lock, sizeof lock, "%s.lock", db);
+  this_host(host, sizeof host);
+  long pid = dead_pid();
+  write_lock(lock, pid, host);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  snprintf(want, sizeof want,
+           "%s: took over the lock of a mapfarm process that ended without releasing it (pid %ld "
+           "on host %s, started 2024-05-01T12:00:00Z)",
+           db, pid, host);
+  cr_expect_str_eq(farm_store_note(st), want);
+  char *text = test_slurp_file(lock, NULL);
+  snprintf(want, sizeof want, "mapfarm lock\npid %ld\n", (long)getpid());
+  cr_expect_eq(strncmp(text, want, strlen(want)), 0, "%s", text);
+  free(text);
+  farm_store_close(st);
+  cr_expect_not(file_exists(lock));
+}
+
+/* A lock file of another host cannot be checked from here: refused, with how to break it, and
+ * the database is not touched. */
+Test(store, a_lock_of_another_host_is_refused_with_how_to_break_it) {
+  char db[512], lock[600], want[2048];
+  path_in(db, sizeof db, "r.db");
+  snprintf(lock, sizeof lock, "%s.lock", db);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  farm_store_close(st);
+  size_t n0 = 0, n1 = 0;
+  char *before = test_slurp_file(db, &n0);
+  write_lock(lock, 4242, "elsewhere.example");
+  char err[1024] = "";
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
+  snprintf(want, sizeof want,
+           "%s: %s says a mapfarm process on another host is writing this database (pid 4242 on "
+           "host elsewhere.example, started 2024-05-01T12:00:00Z), and this host cannot tell "
+           "whether it still runs; if it does not, delete %s and run the command again",
+           db, lock, lock);
+  cr_expect_str_eq(err, want);
+  char *after = test_slurp_file(db, &n1);
+  cr_expect(n0 == n1 && memcmp(before, after, n0) == 0, "the database changed");
+  free(before);
+  free(after);
+  cr_assert(file_exists(lock), "the other host's lock file was removed");
+  /* Deleting it, as the message says, lets the next writer in. */
+  cr_assert_eq(unlink(lock), 0);
+  st = open_ok(db, FARM_STORE_CREATE);
+  cr_expect_str_eq(farm_store_note(st), "");
+  farm_store_close(st);
+}
+
+/* A file at PATH.lock that mapfarm did not write is left alone. */
+Test(store, a_foreign_file_at_the_lock_path_is_left_alone) {
+  char db[512], lock[600];
+  path_in(db, sizeof db, "r.db");
+  snprintf(lock, sizeof lock, "%s.lock", db);
+  FILE *f = fopen(lock, "w");
+  cr_assert_not_null(f);
+  fputs("my own notes\n", f);
+  fclose(f);
+  farm_store *st = NULL;
+  char err[1024] = "";
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
+  cr_expect(strstr(err, "is not a mapfarm lock file") != NULL, "%s", err);
+  char *text = test_slurp_file(lock, NULL);
+  cr_expect_str_eq(text, "my own notes\n");
+  free(text);
+  cr_expect_not(file_exists(db), "the database was created");
+}
+
+/* farm_store_discard deletes a file its open created, and only such a file. */
+Test(store, discard_deletes_only_a_file_its_open_created) {
+  char db[512], side[600];
+  path_in(db, sizeof db, "new.db");
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  farm_store_discard(st);
+  const char *sides[] = {"", "-wal", "-shm", ".lock"};
+  for (int k = 0; k < 4; k++) {
+    snprintf(side, sizeof side, "%s%s", db, sides[k]);
+    cr_expect_not(file_exists(side), "%s is still there", side);
+  }
+  st = open_ok(db, FARM_STORE_CREATE);
+  farm_store_close(st);
+  st = open_ok(db, FARM_STORE_CREATE);
+  farm_store_discard(st);
+  cr_expect(file_exists(db), "an existing file was deleted");
+  farm_store_discard(NULL);
 }
 
 Test(store, readonly_open_of_missing_file_does_not_create_it) {
