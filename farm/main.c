@@ -406,6 +406,11 @@ static int cmd_run(int argc, char **argv) {
             (long long)sum.limit, (long long)sum.error, (long long)sum.present, db);
     if (sum.error > 0) status = EXIT_FAILED_JOBS;
   }
+  if (sum.skipped > 0)
+    fprintf(stderr,
+            "mapfarm: note: %lld jobs run were not stored: another writer stored them in %s "
+            "meanwhile, and their rows were left as they were\n",
+            (long long)sum.skipped, db);
   if (sum.interrupted) {
     fprintf(stderr,
             "mapfarm: interrupted by signal %d; %lld of %lld pending jobs are stored. Run the "

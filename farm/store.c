@@ -76,6 +76,7 @@ struct farm_store {
   int64_t agents_top, series_top;
   sqlite3_stmt *run_begin, *run_end;
   sqlite3_stmt *keys;
+  farm_put_counts last_put; /* what the last farm_store_put wrote */
   int lock_fd;              /* the writer lock's file, held (flock); -1 for a reader */
   char *lock_path;          /* PATH.lock */
   char note[640];           /* farm_store_note */
@@ -1278,7 +1279,15 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
    * was (agent_results, WITHOUT ROWID, never sets it). None: the key was there; left alone. */
   int64_t before = sqlite3_last_insert_rowid(st->db);
   if (step_done(st, s, "cannot write a result row", err, errlen) < 0) return -1;
-  if (sqlite3_changes(st->db) == 0 || failed || res->agents <= 0) return 0;
+  farm_put_counts *c = &st->last_put;
+  if (sqlite3_changes(st->db) == 0) {
+    c->present++;
+    return 0;
+  }
+  if (failed) c->error++;
+  else if (res->status == MAPF_STATUS_OK) c->ok++;
+  else c->limit++;
+  if (failed || res->agents <= 0) return 0;
   int64_t id = sqlite3_last_insert_rowid(st->db);
   if (id == before) {
     sqlite3_stmt *f = st->find_id;
@@ -1298,6 +1307,7 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
                    char *err, size_t errlen) {
   if (refuse_readonly(st, err, errlen) < 0) return -1;
+  memset(&st->last_put, 0, sizeof st->last_put);
   if (n <= 0) return 0;
   for (int32_t i = 0; i < n; i++)
     if (check_record(st, &recs[i], i, err, errlen) < 0) return -1;
@@ -1317,10 +1327,15 @@ int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int3
   if (step_done(st, st->commit, "cannot commit results", err, errlen) < 0) goto fail;
   return 0;
 fail:
+  memset(&st->last_put, 0, sizeof st->last_put);
   /* Some errors (I/O, a full disk) end the transaction themselves. */
   if (!sqlite3_get_autocommit(st->db)) {
     sqlite3_step(st->rollback);
     sqlite3_reset(st->rollback);
   }
   return -1;
+}
+
+void farm_store_last_put(const farm_store *st, farm_put_counts *counts) {
+  *counts = st->last_put;
 }

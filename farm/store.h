@@ -119,4 +119,13 @@ typedef struct farm_record {
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
                    char *err, size_t errlen);
 
+/* What the last successful farm_store_put on st wrote: rows stored (new, or replacing an error
+ * row), by the status stored, and records left out because their key was already there. */
+typedef struct farm_put_counts {
+  int64_t ok, limit, error;
+  int64_t present;
+} farm_put_counts;
+
+void farm_store_last_put(const farm_store *st, farm_put_counts *counts);
+
 #endif

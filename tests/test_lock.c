@@ -1,8 +1,9 @@
 /* test_lock.c: one writer per database (farm/store.c's writer lock, PATH.lock), end to end with
  * the mapfarm binary: a second run or merge on a database that a live run writes stops at once
  * with exit 2 and a message naming that run, while readers go on; a lock left by a killed run
- * is taken over with a note; one written on another host is refused with how to break it; and
- * a file mapfarm refuses gets nothing created beside it. */
+ * is taken over with a note; one written on another host is refused with how to break it; a
+ * runs row counts exactly the rows its run stored; and a file mapfarm refuses gets nothing
+ * created beside it. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -15,6 +16,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "expand.h"
+#include "plan.h"
+#include "pool.h"
+#include "store.h"
 
 #include "testutil.h"
 
@@ -320,3 +326,67 @@ Test(lock, refused_files_get_nothing_created_beside_them) {
   free(gbytes);
 }
 
+/* ---- counts: farm_run itself, with another writer storing some of its jobs meanwhile ------ */
+
+typedef struct intruder {
+  const char *db, *ref; /* the run's database; a finished database of the same plan */
+  int done;
+} intruder;
+
+/* After the run's first batch, stores every job of ref into db through a connection of its own
+ * (as a sqlite3 user or a mapfarm without the lock might), under no run. */
+static void intrude(void *ud, int64_t done, int64_t pending, int64_t failed, double elapsed,
+                    int final) {
+  (void)pending, (void)failed, (void)elapsed, (void)final;
+  intruder *in = ud;
+  if (in->done || done == 0) return;
+  in->done = 1;
+  char sql[1200];
+  snprintf(sql, sizeof sql,
+           "ATTACH '%s' AS ref; CREATE TEMP TABLE t AS SELECT * FROM ref.results; "
+           "UPDATE t SET id = NULL, run_id = NULL; INSERT OR IGNORE INTO main.results SELECT * "
+           "FROM t",
+           in->ref);
+  test_db_exec(in->db, sql);
+}
+
+/* A runs row counts the rows its run stored, not the jobs it computed: jobs that another
+ * writer stored first are left as they were and counted apart. */
+Test(lock, a_runs_row_counts_exactly_the_rows_its_run_stored) {
+  char *err, db[512], ref[512];
+  in_tmp(db, sizeof db, "r.db");
+  in_tmp(ref, sizeof ref, "ref.db");
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db ref.db", plan("small.yaml")), 0, "%s", err);
+  free(err);
+
+  farm_plan_opts po = {NULL, 0};
+  farm_plan *p = NULL;
+  farm_diags errs = {0};
+  cr_assert_eq(farm_plan_load(plan("small.yaml"), &po, &p, &errs), MAPF_OK);
+  farm_space sp = {0};
+  cr_assert_eq(farm_space_init(&sp, p, &errs), MAPF_OK);
+  farm_diags_free(&errs);
+  farm_store *st = NULL;
+  char msg[1024] = "";
+  cr_assert_eq(farm_store_open(db, FARM_STORE_CREATE, &st, msg, sizeof msg), 0, "%s", msg);
+  intruder in = {db, ref, 0};
+  farm_run_opts ro = {0};
+  ro.threads = 1;
+  ro.batch = 5;
+  ro.progress = intrude;
+  ro.progress_ud = &in;
+  farm_run_summary sum;
+  cr_assert_eq(farm_run(&sp, st, &ro, &sum, msg, sizeof msg), 0, "%s", msg);
+  farm_store_close(st);
+  cr_assert(in.done, "the other writer never came in");
+
+  int64_t mine = test_db_int(db, "SELECT count(*) FROM results WHERE run_id = 1");
+  cr_expect_eq(test_db_int(db, "SELECT count(*) FROM results"), 40);
+  cr_expect_lt(mine, 40, "the other writer stored nothing");
+  cr_expect_eq(sum.ok + sum.limit + sum.error, mine);
+  cr_expect_eq(sum.done, mine);
+  cr_expect_eq(sum.skipped, 40 - mine);
+  expect_exact_counts("r.db", 1);
+  farm_space_free(&sp);
+  farm_plan_free(p);
+}

@@ -683,6 +683,39 @@ Test(store, put_then_reopen_loads_every_key) {
   mapf_grid_free(g);
 }
 
+/* farm_store_last_put counts the rows a batch stored, by status, and the records it left out
+ * because their keys were there: a run's counts come from it. */
+Test(store, last_put_counts_rows_stored_and_keys_present) {
+  char db[512];
+  path_in(db, sizeof db, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[4];
+  farm_record recs[4];
+  make_jobs(j, recs, 4, g);
+  j[1].res.status = MAPF_STATUS_OK;
+  j[1].res.limit = MAPF_LIMIT_NONE;
+  j[2].res.status = MAPF_STATUS_ERROR;
+  snprintf(j[2].res.message, sizeof j[2].res.message, "no room");
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  farm_put_counts c;
+  put_ok(st, 0, recs, 3);
+  farm_store_last_put(st, &c);
+  cr_expect(c.ok == 1 && c.limit == 1 && c.error == 1 && c.present == 0,
+            "%lld %lld %lld %lld", (long long)c.ok, (long long)c.limit, (long long)c.error,
+            (long long)c.present);
+  /* Jobs 0 and 1 are there (left as they are); job 2's error row is replaced; job 3 is new. */
+  j[2].res.status = MAPF_STATUS_OK;
+  j[2].res.limit = MAPF_LIMIT_NONE;
+  put_ok(st, 0, recs, 4);
+  farm_store_last_put(st, &c);
+  cr_expect(c.ok == 1 && c.limit == 1 && c.error == 0 && c.present == 2,
+            "%lld %lld %lld %lld", (long long)c.ok, (long long)c.limit, (long long)c.error,
+            (long long)c.present);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 4);
+  farm_store_close(st);
+  mapf_grid_free(g);
+}
+
 Test(store, put_twice_keeps_one_row_and_the_first_values) {
   char db[512];
   path_in(db, sizeof db, "r.db");
