@@ -14,6 +14,9 @@
  * opened for writing whose views differ from this binary's views.sql gets them replaced, and
  * a read-only connection to such a file gets them as TEMP views (refresh_views,
  * shadow_views). */
+/* realpath (an XSI interface in glibc's headers); implies the POSIX 2008 the build asks for. */
+#define _XOPEN_SOURCE 700
+
 #include "store.h"
 
 #include <errno.h>
@@ -256,9 +259,18 @@ static char *file_uri(const char *path, const char *q) {
   return sqlite3_str_finish(u);
 }
 
-/* 1 when path with suffix appended names an existing file. */
+/* The file that path names when it is a symbolic link (malloc'd), else NULL: SQLite resolves
+ * links, so the side files of a database are beside the file it names. */
+static char *link_target(const char *path) {
+  struct stat sb;
+  return lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) ? realpath(path, NULL) : NULL;
+}
+
+/* 1 when the side file of the database at path with suffix ("-wal") exists. */
 static int side_exists(const char *path, const char *suffix) {
-  char *side = sqlite3_mprintf("%s%s", path, suffix);
+  char *real = link_target(path);
+  char *side = sqlite3_mprintf("%s%s", real ? real : path, suffix);
+  free(real);
   struct stat sb;
   int yes = side && stat(side, &sb) == 0;
   sqlite3_free(side);
@@ -663,7 +675,11 @@ static int lock_is_current(int fd, const char *path) {
  * holder's details are waited for at most a second (it writes them as soon as it holds it). */
 static int lock_take(farm_store *st, char *err, size_t errlen) {
   const char *path = st->path;
-  st->lock_path = sqlite3_mprintf("%s.lock", path);
+  /* Beside the file a symbolic link names, where SQLite puts the -wal: two links to one
+   * database share one lock. */
+  char *real = link_target(path);
+  st->lock_path = sqlite3_mprintf("%s.lock", real ? real : path);
+  free(real);
   if (!st->lock_path) {
     farm_set_err(err, errlen, "%s: out of memory", path);
     return -1;

@@ -492,6 +492,28 @@ Test(store, a_second_writer_is_refused_naming_the_first_and_readers_go_on) {
   farm_store_close(st);
 }
 
+/* Two symbolic links to one database, or a link and the file, share one lock (beside the
+ * file, where SQLite puts the -wal too). */
+Test(store, a_database_reached_through_a_link_shares_its_lock) {
+  char db[512], link[512], lock[600];
+  path_in(db, sizeof db, "r.db");
+  path_in(link, sizeof link, "link.db");
+  snprintf(lock, sizeof lock, "%s.lock", db);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  cr_assert_eq(symlink("r.db", link), 0);
+  farm_store *second = NULL;
+  char err[1024] = "";
+  cr_expect_eq(farm_store_open(link, FARM_STORE_CREATE, &second, err, sizeof err), -1);
+  cr_expect(strstr(err, "another mapfarm process is writing this database") != NULL, "%s", err);
+  farm_store_close(second);
+  farm_store_close(st);
+  st = open_ok(link, FARM_STORE_CREATE);
+  cr_expect(file_exists(lock), "the lock is not beside the file the link names");
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &second, err, sizeof err), -1);
+  farm_store_close(st);
+  cr_expect_not(file_exists(lock));
+}
+
 /* A pid that no process has: a child's, after it ended. */
 static long dead_pid(void) {
   pid_t pid = fork();
