@@ -358,6 +358,7 @@ static int cmd_run(int argc, char **argv) {
     free(md.env);
     return EXIT_BAD_INPUT;
   }
+  if (*farm_store_note(st)) fprintf(stderr, "mapfarm: note: %s\n", farm_store_note(st));
 
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -393,6 +394,11 @@ static int cmd_run(int argc, char **argv) {
             (long long)sum.limit, (long long)sum.error, (long long)sum.present, db);
     if (sum.error > 0) status = EXIT_FAILED_JOBS;
   }
+  if (sum.skipped > 0)
+    fprintf(stderr,
+            "mapfarm: note: %lld jobs run were not stored: another writer stored them in %s "
+            "meanwhile, and their rows were left as they were\n",
+            (long long)sum.skipped, db);
   if (sum.interrupted) {
     fprintf(stderr,
             "mapfarm: interrupted by signal %d; %lld of %lld pending jobs are stored. Run the "
@@ -1061,6 +1067,7 @@ static int cmd_merge(int argc, char **argv) {
   char err[1024];
   int rc = farm_merge(out, ins, nin, &res, err, sizeof err);
   free(ins);
+  if (res.note[0]) fprintf(stderr, "mapfarm: note: %s\n", res.note);
   if (rc < 0) {
     fprintf(stderr, "mapfarm: error: %s\n", err);
     fprintf(stderr, "mapfarm: nothing was merged; %s %s\n", out,

@@ -704,6 +704,7 @@ int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
   farm_store *out = NULL;
   if (farm_store_open(out_path, FARM_STORE_CREATE, &out, err, errlen) < 0)
     return FARM_MERGE_BAD_INPUT;
+  snprintf(res->note, sizeof res->note, "%s", farm_store_note(out));
   res->created = !out_exists;
   merger m = {0};
   m.out = farm_store_db(out);
@@ -735,10 +736,11 @@ done:
   /* Some errors (I/O, a full disk) end the transaction themselves. */
   if (!sqlite3_get_autocommit(m.out)) sqlite3_exec(m.out, "ROLLBACK", NULL, NULL, NULL);
   merger_free(&m);
-  farm_store_close(out);
-  if (rc < 0) {
+  if (rc >= 0) {
+    farm_store_close(out);
+  } else {
     /* Nothing of a failed merge stays: not even the OUT it created. */
-    if (res->created) farm_store_remove(out_path);
+    farm_store_discard(out);
     for (int32_t i = 0; i < n; i++) {
       farm_merge_input *fi = &res->inputs[i];
       fi->added = fi->agent_rows = fi->present = fi->conflicts = 0;

@@ -58,6 +58,7 @@ typedef struct farm_merge_result {
   int32_t nshown;            /* the first min(conflicts, FARM_MERGE_MAX_SHOWN), input order,
                                 then job key order */
   farm_merge_conflict shown[FARM_MERGE_MAX_SHOWN];
+  char note[640];            /* farm_store_note of OUT's open: "" or a note for the user */
 } farm_merge_result;
 
 /* Merges the n databases in_paths into out_path (created as a mapfarm database when missing).

@@ -92,13 +92,14 @@ static void write_batch(pool *p, done_job *items, int32_t n) {
 #pragma omp atomic write
     p->failed = 1;
   } else {
-    for (int32_t i = 0; i < n; i++) {
-      mapf_status s = items[i].res.status;
-      if (s == MAPF_STATUS_OK) p->sum->ok++;
-      else if (s == MAPF_STATUS_LIMIT) p->sum->limit++;
-      else p->sum->error++;
-    }
-    p->sum->done += n;
+    /* Counted as stored, not as computed, so the runs row counts exactly this run's rows. */
+    farm_put_counts c;
+    farm_store_last_put(p->st, &c);
+    p->sum->ok += c.ok;
+    p->sum->limit += c.limit;
+    p->sum->error += c.error;
+    p->sum->skipped += c.present;
+    p->sum->done += c.ok + c.limit + c.error;
   }
   free(recs);
 }

@@ -36,8 +36,9 @@ typedef struct farm_run_summary {
   int64_t total;           /* jobs of the plan in this shard */
   int64_t present;         /* already in the database */
   int64_t pending;         /* to run at the start */
-  int64_t done;            /* written by this run */
-  int64_t ok, limit, error;
+  int64_t done;            /* stored by this run: ok + limit + error */
+  int64_t ok, limit, error; /* rows stored by this run (its runs row records them), by status */
+  int64_t skipped;         /* run, but found stored by another writer meanwhile: left as it was */
   double seconds;
   int interrupted;
 } farm_run_summary;

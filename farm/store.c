@@ -1,9 +1,10 @@
 /* store.c: the SQLite results database (store.h; the layout is schema/schema.sql and
  * schema/views.sql, compiled in by cmake/embed.cmake).
  *
- * Opening never writes to a file that is not ours: an existing file is first inspected through
- * a separate read-only connection (is it SQLite at all, whose application_id, which schema
- * version), and only a mapfarm database, an empty file or a new path is opened for writing.
+ * Opening never writes to a file that is not ours: an existing file is first inspected (its
+ * header, then a read-only connection that creates nothing beside it: is it SQLite at all, whose
+ * application_id, which schema version), and only a mapfarm database, an empty file or a new
+ * path is opened for writing, under the writer lock (PATH.lock, see lock_take).
  * Every statement is prepared once at open and reused; farm_store_put writes a batch in one
  * BEGIN IMMEDIATE ... COMMIT transaction, so a crash loses at most the batch being written.
  *
@@ -13,14 +14,19 @@
  * opened for writing whose views differ from this binary's views.sql gets them replaced, and
  * a read-only connection to such a file gets them as TEMP views (refresh_views,
  * shadow_views). */
+/* realpath (an XSI interface in glibc's headers); implies the POSIX 2008 the build asks for. */
+#define _XOPEN_SOURCE 700
+
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,7 +59,8 @@ extern const char farm_schema_sql[];
 extern const char farm_views_sql[];
 
 /* How long a statement waits for another connection's lock before failing with "database is
- * locked" (a reader at the sqlite3 prompt, a second shard on the same file). */
+ * locked" (a reader at the sqlite3 prompt checkpointing, or writing outside mapfarm; a second
+ * mapfarm writer is refused by the writer lock instead). */
 #define FARM_STORE_BUSY_MS 15000
 
 /* The current time as ISO 8601 UTC, evaluated by SQLite once per statement. */
@@ -63,15 +70,20 @@ struct farm_store {
   sqlite3 *db;
   char *path;   /* for messages */
   int readonly; /* opened with FARM_STORE_READONLY */
+  int created;  /* the open created the file */
   sqlite3_stmt *begin, *commit, *rollback;
   sqlite3_stmt *put_result, *find_id, *clear_agents, *put_agent, *agents_max;
   sqlite3_stmt *clear_series, *put_sample, *series_max;
   /* The largest result_id in agent_results and in coherence_series, read at the start of each
-   * batch (another shard may write the same file between batches) and raised as rows are
-   * written. */
+   * batch (a program other than mapfarm may write the file between batches) and raised as rows
+   * are written. */
   int64_t agents_top, series_top;
   sqlite3_stmt *run_begin, *run_end;
   sqlite3_stmt *keys;
+  farm_put_counts last_put; /* what the last farm_store_put wrote */
+  int lock_fd;              /* the writer lock's file, held (flock); -1 for a reader */
+  char *lock_path;          /* PATH.lock */
+  char note[640];           /* farm_store_note */
 };
 
 /* A key already present is left as it is, unless its row records an error: a job run again
@@ -149,6 +161,8 @@ static const char sql_run_end[] =
 
 static const char sql_keys[] = "SELECT job_key FROM results WHERE ?1 = 0 OR status <> 'error'";
 
+static void store_close(farm_store *st, int remove);
+
 /* Runs sql and reads the first column of its first row as an integer into *out (0 when there
  * is no row). Returns the SQLite result code of the failing call, or SQLITE_OK. */
 static int query_int(sqlite3 *db, const char *sql, int64_t *out) {
@@ -182,6 +196,11 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
                    &ours);
   if ((rc & 0xff) == SQLITE_NOTADB) {
     farm_set_err(err, errlen, "%s: not a SQLite database", path);
+    return -1;
+  }
+  if ((rc & 0xff) == SQLITE_CORRUPT) {
+    farm_set_err(err, errlen, "%s: damaged database (%s); left untouched", path,
+                 sqlite3_errmsg(db));
     return -1;
   }
   if (rc != SQLITE_OK) {
@@ -229,11 +248,88 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
   return 0;
 }
 
-/* Inspects an existing file through a read-only connection, which writes nothing (no journal,
- * no header change), so a file we refuse stays byte-identical. */
+/* path as a "file:" URI (sqlite.org/uri.html) with the query q: '?', '#', '%' and control
+ * bytes escaped, and an absolute path given an empty authority, so that "//x/y" is not read as
+ * host x. Returns a string for sqlite3_free, or NULL when out of memory. */
+static char *file_uri(const char *path, const char *q) {
+  sqlite3_str *u = sqlite3_str_new(NULL);
+  sqlite3_str_appendf(u, "file:%s", path[0] == '/' ? "//" : "");
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if (*p == '?' || *p == '#' || *p == '%' || *p < 0x20 || *p == 0x7f)
+      sqlite3_str_appendf(u, "%%%02X", (unsigned)*p);
+    else
+      sqlite3_str_appendchar(u, 1, (char)*p);
+  }
+  sqlite3_str_appendf(u, "?%s", q);
+  return sqlite3_str_finish(u);
+}
+
+/* The file that path names when it is a symbolic link (malloc'd), else NULL: SQLite resolves
+ * links, so the side files of a database are beside the file it names. */
+static char *link_target(const char *path) {
+  struct stat sb;
+  return lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) ? realpath(path, NULL) : NULL;
+}
+
+/* 1 when the side file of the database at path with suffix ("-wal") exists. */
+static int side_exists(const char *path, const char *suffix) {
+  char *real = link_target(path);
+  char *side = sqlite3_mprintf("%s%s", real ? real : path, suffix);
+  free(real);
+  struct stat sb;
+  int yes = side && stat(side, &sb) == 0;
+  sqlite3_free(side);
+  return yes;
+}
+
+/* Inspects an existing file and writes nothing, in it or beside it, so a file we refuse stays
+ * byte-identical and its directory gains no file. The header (the first 100 bytes,
+ * sqlite.org/fileformat2.html) is read first: an empty file is a fresh database, and a file
+ * without SQLite's magic string is refused without asking SQLite. A database is then read
+ * through a read-only connection. In WAL mode (header bytes 18 and 19 are 2) such a connection
+ * creates the -wal and -shm files when they are missing, as any reader does; so unless both are
+ * there already (a connection has the file open, or ended without closing it), the file is
+ * opened immutable: read as it is, with no lock, WAL or shared memory. That reads it right,
+ * because SQLite keeps both files while any connection has the database open and moves every
+ * committed transaction into the file when the last one closes. */
 static int probe(const char *path, int *fresh, int *old, char *err, size_t errlen) {
+  *fresh = *old = 0;
+  /* O_NONBLOCK: a FIFO must not hang the open; it is refused below. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    farm_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
+  struct stat sb;
+  unsigned char h[100];
+  ssize_t n = -1;
+  int e = 0;
+  if (fstat(fd, &sb) != 0) e = errno;
+  else if (S_ISREG(sb.st_mode) && (n = pread(fd, h, sizeof h, 0)) < 0) e = errno;
+  close(fd);
+  if (e) {
+    farm_set_err(err, errlen, "%s: cannot read: %s", path, strerror(e));
+    return -1;
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    farm_set_err(err, errlen, "%s: is not a regular file, not a database file", path);
+    return -1;
+  }
+  if (n == 0) {
+    *fresh = 1;
+    return 0;
+  }
+  if (n < (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0) {
+    farm_set_err(err, errlen, "%s: not a SQLite database", path);
+    return -1;
+  }
+  int immutable = (h[18] == 2 || h[19] == 2) && !(side_exists(path, "-wal") &&
+                                                  side_exists(path, "-shm"));
+  char *uri = file_uri(path, immutable ? "mode=ro&immutable=1" : "mode=ro");
   sqlite3 *db = NULL;
-  int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+  int rc = uri ? sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
+               : SQLITE_NOMEM;
+  sqlite3_free(uri);
   if (rc != SQLITE_OK) {
     farm_set_err(err, errlen, "%s: cannot open: %s", path,
                  db ? sqlite3_errmsg(db) : "out of memory");
@@ -547,6 +643,215 @@ static int prepare(farm_store *st, const char *sql, sqlite3_stmt **s, char *err,
   return 0;
 }
 
+/* ---- the writer lock -------------------------------------------------------------------- */
+
+/* One process writes a database at a time. Two runs on one file would both compute every job
+ * pending at their start and record counts that do not match the rows each stored; so a writer
+ * takes an exclusive lock before it writes anything, and a second one is refused at once.
+ *
+ * The lock is flock(2) on a side file, PATH.lock, which also holds the holder's pid, host and
+ * start time, for the message the next process prints:
+ *   - The system releases a flock when its holder ends, however it ends (kill -9 included), so
+ *     a held lock means a live holder, with no guessing from a pid (which may have been reused
+ *     or belong to another pid namespace).
+ *   - flock, not fcntl: a flock belongs to one open file, whereas a process's fcntl locks are
+ *     shared by all its descriptors of the file and all dropped when it closes any one of them;
+ *     SQLite takes fcntl locks on the database file, so the lock is not on that file either.
+ *   - A side file, not a row in the database: that would need a schema change, and a write to
+ *     the file before it is known to be free.
+ * The holder deletes the file while it still holds it, at close. A file left by a holder that
+ * ended is not held: one written on this host is taken over (farm_store_note says so), but one
+ * written on another host is refused, since that process may still be running on a file system
+ * whose locks do not reach this host; the message says to delete the file if it is not. */
+
+#define LOCK_MAGIC "mapfarm lock\n"
+
+/* What a lock file says about its holder. */
+typedef struct lock_owner {
+  int state; /* 0 empty or cut short, 1 complete, -1 not a mapfarm lock file */
+  long pid;
+  char host[256], started[32];
+} lock_owner;
+
+static void gethost(char *host, size_t n) {
+  if (gethostname(host, n) != 0) snprintf(host, n, "unknown");
+  host[n - 1] = '\0';
+}
+
+/* Reads fd's lock file: LOCK_MAGIC, then the lines "pid P", "host H", "started T". */
+static void lock_read(int fd, lock_owner *o) {
+  memset(o, 0, sizeof *o);
+  char buf[1024];
+  ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return;
+  buf[n] = '\0';
+  size_t m = sizeof LOCK_MAGIC - 1;
+  if (strncmp(buf, LOCK_MAGIC, (size_t)n < m ? (size_t)n : m) != 0) {
+    o->state = -1;
+    return;
+  }
+  if ((size_t)n < m || buf[n - 1] != '\n') return; /* cut short */
+  char *save = NULL;
+  for (char *line = strtok_r(buf + m, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    if (strncmp(line, "pid ", 4) == 0) o->pid = strtol(line + 4, NULL, 10);
+    else if (strncmp(line, "host ", 5) == 0) snprintf(o->host, sizeof o->host, "%s", line + 5);
+    else if (strncmp(line, "started ", 8) == 0)
+      snprintf(o->started, sizeof o->started, "%s", line + 8);
+  }
+  o->state = o->pid > 0 && o->host[0] && o->started[0] ? 1 : 0;
+}
+
+/* Writes this process into the lock file fd (held). */
+static int lock_write(int fd, const char *host) {
+  char started[32], text[512];
+  time_t t = time(NULL);
+  struct tm tm;
+  if (!gmtime_r(&t, &tm) || strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+    snprintf(started, sizeof started, "unknown");
+  int n = snprintf(text, sizeof text, LOCK_MAGIC "pid %ld\nhost %s\nstarted %s\n",
+                   (long)getpid(), host, started);
+  if (n < 0 || (size_t)n >= sizeof text) return -1;
+  return ftruncate(fd, 0) == 0 && pwrite(fd, text, (size_t)n, 0) == n ? 0 : -1;
+}
+
+/* 1 when fd is the file now at path (its holder may have deleted it since we opened it). */
+static int lock_is_current(int fd, const char *path) {
+  struct stat a, b;
+  return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+/* Takes st's writer lock (see above) for st->path: 0, with a note in st->note when it was
+ * taken over, or -1 with err (another process holds it, or it cannot be had). Bounded: a
+ * holder's details are waited for at most a second (it writes them as soon as it holds it). */
+static int lock_take(farm_store *st, char *err, size_t errlen) {
+  const char *path = st->path;
+  /* Beside the file a symbolic link names, where SQLite puts the -wal: two links to one
+   * database share one lock. */
+  char *real = link_target(path);
+  st->lock_path = sqlite3_mprintf("%s.lock", real ? real : path);
+  free(real);
+  if (!st->lock_path) {
+    farm_set_err(err, errlen, "%s: out of memory", path);
+    return -1;
+  }
+  const char *lp = st->lock_path;
+  char host[256];
+  gethost(host, sizeof host);
+  for (int attempt = 0; attempt < 100; attempt++) {
+    /* O_NOFOLLOW: the file is truncated and written, never through a link planted there. */
+    int writable = 1;
+    int fd = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+    int oe = errno;
+    if (fd < 0 && oe == EACCES) { /* another user's? If it is there, it can still be tested */
+      writable = 0;
+      fd = open(lp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      if (fd < 0 && errno != ENOENT) oe = errno;
+    }
+    if (fd < 0) {
+      farm_set_err(err, errlen, "%s: cannot create its lock file %s: %s", path, lp,
+                   strerror(oe));
+      return -1;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+      close(fd);
+      farm_set_err(err, errlen, "%s: %s is not a regular file; move it away to write %s", path,
+                   lp, path);
+      return -1;
+    }
+    lock_owner o;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      int e = errno;
+      if (e != EWOULDBLOCK) {
+        close(fd);
+        farm_set_err(err, errlen, "%s: cannot lock %s: %s", path, lp, strerror(e));
+        return -1;
+      }
+      lock_read(fd, &o);
+      for (int i = 0; i < 100 && o.state == 0; i++) {
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+        lock_read(fd, &o);
+      }
+      close(fd);
+      if (o.state == 1)
+        farm_set_err(err, errlen,
+                     "%s: another mapfarm process is writing this database (pid %ld on host %s, "
+                     "started %s); wait until it ends, or write to another file",
+                     path, o.pid, o.host, o.started);
+      else
+        farm_set_err(err, errlen,
+                     "%s: another process is writing this database (it holds %s, which does "
+                     "not say which process it is); wait until it ends, or write to another "
+                     "file",
+                     path, lp);
+      return -1;
+    }
+    if (!lock_is_current(fd, lp)) { /* its holder deleted it as we opened it: start again */
+      close(fd);
+      continue;
+    }
+    lock_read(fd, &o);
+    if (o.state < 0) {
+      close(fd);
+      farm_set_err(err, errlen, "%s: %s is not a mapfarm lock file; move it away to write %s",
+                   path, lp, path);
+      return -1;
+    }
+    if (o.state == 1 && strcmp(o.host, host) != 0) {
+      close(fd);
+      farm_set_err(err, errlen,
+                   "%s: %s says a mapfarm process on another host is writing this database "
+                   "(pid %ld on host %s, started %s), and this host cannot tell whether it "
+                   "still runs; if it does not, delete %s and run the command again",
+                   path, lp, o.pid, o.host, o.started, lp);
+      return -1;
+    }
+    if (o.state == 1)
+      snprintf(st->note, sizeof st->note,
+               "%s: took over the lock of a mapfarm process that ended without releasing it "
+               "(pid %ld on host %s, started %s)",
+               path, o.pid, o.host, o.started);
+    else if (sb.st_size > 0)
+      snprintf(st->note, sizeof st->note,
+               "%s: took over the lock of a mapfarm process that ended while taking it", path);
+    if (!writable) { /* a stale lock file we may not write (another user's): replace it */
+      int gone = unlink(lp) == 0;
+      int e = errno;
+      close(fd);
+      if (gone) continue;
+      farm_set_err(err, errlen, "%s: cannot replace the stale lock file %s: %s", path, lp,
+                   strerror(e));
+      return -1;
+    }
+    if (lock_write(fd, host) < 0) {
+      int e = errno;
+      /* Delete what may be half written, while it is still held. */
+      if (lock_is_current(fd, lp)) unlink(lp);
+      close(fd);
+      farm_set_err(err, errlen, "%s: cannot write its lock file %s: %s", path, lp, strerror(e));
+      return -1;
+    }
+    st->lock_fd = fd;
+    return 0;
+  }
+  farm_set_err(err, errlen, "%s: cannot take the lock %s: other processes keep replacing it",
+               path, lp);
+  return -1;
+}
+
+/* Releases st's writer lock, deleting its file while still holding it (unless it has been
+ * replaced: then the file is another process's). */
+static void lock_release(farm_store *st) {
+  if (st->lock_fd >= 0) {
+    if (lock_is_current(st->lock_fd, st->lock_path)) unlink(st->lock_path);
+    close(st->lock_fd);
+    st->lock_fd = -1;
+  }
+  sqlite3_free(st->lock_path);
+  st->lock_path = NULL;
+}
+
 void farm_store_remove(const char *path) {
   size_t n = strlen(path) + 5;
   char *side = malloc(n);
@@ -597,7 +902,24 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
     farm_set_err(err, errlen, "%s: out of memory", path);
     return -1;
   }
+  st->lock_fd = -1;
   st->readonly = mode == FARM_STORE_READONLY;
+  if (!st->readonly) {
+    /* Said before the lock is taken, whose file a read-only directory would refuse first. */
+    if (exists && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0 &&
+        (errno == EACCES || errno == EROFS)) {
+      farm_set_err(err, errlen, "%s: the file is read-only; cannot write results to it", path);
+      goto fail;
+    }
+    /* The writer lock before anything is written or created. Another writer may have created
+     * the file since we looked: look again under the lock (we delete the file on failure only
+     * when we created it). */
+    if (lock_take(st, err, errlen) < 0) goto fail;
+    if (!exists && stat(path, &sb) == 0) {
+      exists = 1;
+      if (probe(path, &fresh, &old, err, errlen) < 0) goto fail;
+    }
+  }
   /* NOMUTEX: the pool lets one thread at a time use the connection (its writer lock), so
    * SQLite's own per-call mutex is pure overhead. */
   int flags = (st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
@@ -658,16 +980,20 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
        prepare(st, sql_run_begin, &st->run_begin, err, errlen) < 0 ||
        prepare(st, sql_run_end, &st->run_end, err, errlen) < 0))
     goto fail;
+  st->created = !exists;
   *out = st;
   return 0;
 fail:
-  farm_store_close(st);
-  if (!exists) farm_store_remove(path);
+  /* Only a file this open created is deleted, and under the lock: without it, the file may be
+   * another writer's. */
+  store_close(st, !exists && st->lock_fd >= 0);
   return -1;
 }
 
-void farm_store_close(farm_store *st) {
-  if (!st) return;
+const char *farm_store_note(const farm_store *st) { return st ? st->note : ""; }
+
+/* Closes st; with remove, deletes the database files first, while the lock is held. */
+static void store_close(farm_store *st, int remove) {
   sqlite3_finalize(st->begin);
   sqlite3_finalize(st->commit);
   sqlite3_finalize(st->rollback);
@@ -683,8 +1009,18 @@ void farm_store_close(farm_store *st) {
   sqlite3_finalize(st->run_end);
   sqlite3_finalize(st->keys);
   sqlite3_close(st->db);
+  if (remove) farm_store_remove(st->path);
+  lock_release(st);
   free(st->path);
   free(st);
+}
+
+void farm_store_close(farm_store *st) {
+  if (st) store_close(st, 0);
+}
+
+void farm_store_discard(farm_store *st) {
+  if (st) store_close(st, st->created);
 }
 
 sqlite3 *farm_store_db(farm_store *st) { return st ? st->db : NULL; }
@@ -730,11 +1066,6 @@ static void bind_hex64(sqlite3_stmt *s, int i, uint64_t v, char buf[16]) {
   static const char digits[] = "0123456789abcdef";
   for (int k = 15; k >= 0; k--, v >>= 4) buf[k] = digits[v & 15u];
   sqlite3_bind_text(s, i, buf, 16, SQLITE_STATIC);
-}
-
-static void gethost(char *host, size_t n) {
-  if (gethostname(host, n) != 0) snprintf(host, n, "unknown");
-  host[n - 1] = '\0';
 }
 
 /* The processor's model name from /proc/cpuinfo (Linux), or "unknown": timings mean little
@@ -1019,7 +1350,15 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
    * was (agent_results, WITHOUT ROWID, never sets it). None: the key was there; left alone. */
   int64_t before = sqlite3_last_insert_rowid(st->db);
   if (step_done(st, s, "cannot write a result row", err, errlen) < 0) return -1;
-  if (sqlite3_changes(st->db) == 0 || failed || res->agents <= 0) return 0;
+  farm_put_counts *c = &st->last_put;
+  if (sqlite3_changes(st->db) == 0) {
+    c->present++;
+    return 0;
+  }
+  if (failed) c->error++;
+  else if (res->status == MAPF_STATUS_OK) c->ok++;
+  else c->limit++;
+  if (failed || res->agents <= 0) return 0;
   int64_t id = sqlite3_last_insert_rowid(st->db);
   if (id == before) {
     sqlite3_stmt *f = st->find_id;
@@ -1039,6 +1378,7 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
                    char *err, size_t errlen) {
   if (refuse_readonly(st, err, errlen) < 0) return -1;
+  memset(&st->last_put, 0, sizeof st->last_put);
   if (n <= 0) return 0;
   for (int32_t i = 0; i < n; i++)
     if (check_record(st, &recs[i], i, err, errlen) < 0) return -1;
@@ -1058,12 +1398,17 @@ int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int3
   if (step_done(st, st->commit, "cannot commit results", err, errlen) < 0) goto fail;
   return 0;
 fail:
+  memset(&st->last_put, 0, sizeof st->last_put);
   /* Some errors (I/O, a full disk) end the transaction themselves. */
   if (!sqlite3_get_autocommit(st->db)) {
     sqlite3_step(st->rollback);
     sqlite3_reset(st->rollback);
   }
   return -1;
+}
+
+void farm_store_last_put(const farm_store *st, farm_put_counts *counts) {
+  *counts = st->last_put;
 }
 
 int farm_store_fill_limits(farm_store *st, char *err, size_t errlen) {

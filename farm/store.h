@@ -31,24 +31,43 @@ enum {
   FARM_STORE_CREATE = 1    /* create the file and the schema when missing */
 };
 
-/* Opens (or creates) a results database. An existing file that is not SQLite, or a SQLite
- * database that is not a mapfarm database (other application_id, or tables but no mapfarm
- * schema) or not of FARM_SCHEMA_VERSION (an older or newer mapfarm's), is refused and left
- * untouched, except a file of FARM_SCHEMA_OLDEST or later: FARM_STORE_CREATE adds the newer
- * columns and tables to it in one transaction (nothing else changes), and FARM_STORE_READONLY
- * reads it as it is (the newer columns are missing there). Either way the connection then sees the views of this mapfarm's
- * schema/views.sql: where a file's views differ (written by an older mapfarm of the same
- * schema version), FARM_STORE_CREATE drops and recreates them in one transaction, and
- * FARM_STORE_READONLY creates them as TEMP views on the connection, leaving the file as it is.
- * A file whose views are current is not written to. Returns 0 and *out, or -1 with a message
- * in err. */
+/* Opens (or creates) a results database. An existing file that is not a regular file, not
+ * SQLite or damaged, or a SQLite database that is not a mapfarm database (other application_id,
+ * or tables but no mapfarm schema) or not of FARM_SCHEMA_VERSION (an older or newer
+ * mapfarm's), is refused and left untouched, except a file of FARM_SCHEMA_OLDEST or later:
+ * FARM_STORE_CREATE adds the newer columns and tables to it in one transaction (nothing else
+ * changes), and FARM_STORE_READONLY reads it as it is (the newer columns are missing there).
+ * Either way the connection then sees the views of this mapfarm's schema/views.sql: where a
+ * file's views differ (written by an older mapfarm of the same schema version),
+ * FARM_STORE_CREATE drops and recreates them in one transaction, and FARM_STORE_READONLY
+ * creates them as TEMP views on the connection, leaving the file as it is.
+ * A file whose views are current is not written to. A refused file is judged from its header
+ * and a read that creates no -wal or -shm beside it: it stays as it was, and so does its
+ * directory.
+ *
+ * FARM_STORE_CREATE also takes the database's writer lock, PATH.lock beside it, held until
+ * farm_store_close: one process writes a database at a time. When another live process holds
+ * it, the open fails at once, before anything is written, and err names that process (pid,
+ * host, start time). A lock left by a process of this host that has ended is taken over, and
+ * farm_store_note says so; one left by another host is refused, since its liveness cannot be
+ * checked from here, and err says how to break it. Readers (FARM_STORE_READONLY) take no lock.
+ * Returns 0 and *out, or -1 with a message in err. */
 int farm_store_open(const char *path, int mode, farm_store **out, char *err, size_t errlen);
 
-/* Closes st; NULL is a no-op. */
+/* A note for the user about the open (a lock taken over from a process that ended without
+ * releasing it), or "" when there is none. Owned by st. */
+const char *farm_store_note(const farm_store *st);
+
+/* Closes st and releases its writer lock; NULL is a no-op. */
 void farm_store_close(farm_store *st);
 
-/* Deletes the database file at path with its WAL and shared-memory files: for a file that a
- * failed open or merge created, so that nothing of it stays. */
+/* Closes st; when its open created the database file, deletes that first with its WAL and
+ * shared-memory files, while the writer lock is still held (so no other writer can have opened
+ * it meanwhile): for a command that failed, so that nothing of it stays. NULL is a no-op. */
+void farm_store_discard(farm_store *st);
+
+/* Deletes the database file at path with its WAL and shared-memory files, taking no lock
+ * (farm_store_discard does the same for an open store, under its lock). */
 void farm_store_remove(const char *path);
 
 /* The underlying connection, for reports and tests. */
@@ -107,5 +126,14 @@ int farm_store_fill_limits(farm_store *st, char *err, size_t errlen);
  * err (the transaction is rolled back). */
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
                    char *err, size_t errlen);
+
+/* What the last successful farm_store_put on st wrote: rows stored (new, or replacing an error
+ * row), by the status stored, and records left out because their key was already there. */
+typedef struct farm_put_counts {
+  int64_t ok, limit, error;
+  int64_t present;
+} farm_put_counts;
+
+void farm_store_last_put(const farm_store *st, farm_put_counts *counts);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "store.h"
@@ -315,13 +316,308 @@ Test(store, refuses_schema_1_database_clearly_and_leaves_it_byte_identical) {
   cr_expect_eq(memcmp(before, after, len0 < len1 ? len0 : len1), 0, "the database changed");
   free(before);
   free(after);
-  /* The read-only look at a WAL database may leave an empty -wal (and a -shm) beside it, as
-   * any reader does; nothing is written into it. */
-  struct stat sb;
-  snprintf(side, sizeof side, "%s-wal", db);
-  cr_expect(stat(side, &sb) != 0 || sb.st_size == 0, "something was written to %s", side);
-  snprintf(side, sizeof side, "%s-journal", db);
-  cr_expect_not(file_exists(side));
+  /* Nothing beside it either, though it is in WAL mode (a plain reader would leave -wal and
+   * -shm files). */
+  const char *sides[] = {"-wal", "-shm", "-journal", ".lock"};
+  for (int k = 0; k < 4; k++) {
+    snprintf(side, sizeof side, "%s%s", db, sides[k]);
+    cr_expect_not(file_exists(side), "%s was created", side);
+  }
+}
+
+/* Every file of dir with its size and a hash of its bytes, one line each, sorted by name (the
+ * caller frees). */
+static char *dir_state(const char *dir) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cd '%s' && ls -A | LC_ALL=C sort | while read -r f; do "
+           "if [ -f \"$f\" ]; then printf '%%s %%s\\n' \"$f\" \"$(cksum < \"$f\")\"; else "
+           "printf '%%s (not a regular file)\\n' \"$f\"; fi; done", dir);
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  char buf[512];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) fwrite(buf, 1, n, f);
+  fclose(f);
+  cr_assert_eq(pclose(p), 0);
+  return text;
+}
+
+/* Writes n bytes of data at offset of the file at path. */
+static void poke(const char *path, long offset, const void *data, size_t n) {
+  FILE *f = fopen(path, "r+b");
+  cr_assert_not_null(f);
+  cr_assert_eq(fseek(f, offset, SEEK_SET), 0);
+  cr_assert_eq(fwrite(data, 1, n, f), n);
+  fclose(f);
+}
+
+/* Copies the first n bytes of from into to (all of it when n < 0). */
+static void copy_head(const char *from, const char *to, long n) {
+  size_t len = 0;
+  char *data = test_slurp_file(from, &len);
+  if (n >= 0 && (size_t)n < len) len = (size_t)n;
+  FILE *f = fopen(to, "wb");
+  cr_assert_not_null(f);
+  cr_assert_eq(fwrite(data, 1, len, f), len);
+  fclose(f);
+  free(data);
+}
+
+/* A refused file stays byte for byte as it was, and its directory gains no file: no -wal or
+ * -shm (which a plain read-only SQLite connection leaves beside a WAL database), no lock. One
+ * directory per file, so each listing shows exactly what that open did. */
+Test(store, refused_files_leave_their_directory_as_it_was) {
+  char good[512];
+  path_in(good, sizeof good, "good.db");
+  mapf_grid *g = tiny_grid();
+  job j[4];
+  farm_record recs[4];
+  make_jobs(j, recs, 4, g);
+  farm_store *st = open_ok(good, FARM_STORE_CREATE);
+  put_ok(st, 0, recs, 4);
+  farm_store_close(st);
+  mapf_grid_free(g);
+
+  static const char *const names[] = {"text", "newer", "truncated", "garbled", "foreign", "fifo"};
+  static const char *const want[] = {
+      "not a SQLite database", "(written by a newer mapfarm)", "damaged database",
+      "damaged database", "not a mapfarm database", "is not a regular file"};
+  for (int k = 0; k < 6; k++) {
+    char dir[512], file[600];
+    snprintf(dir, sizeof dir, "%s/%s", tmpdir, names[k]);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    snprintf(file, sizeof file, "%s/r.db", dir);
+    if (k == 0) {
+      FILE *f = fopen(file, "wb");
+      cr_assert_not_null(f);
+      fputs("These are my notes, not a database.\n", f);
+      fclose(f);
+    } else if (k == 1) {
+      copy_head(good, file, -1);
+      test_db_exec(file, "PRAGMA user_version = 99");
+    } else if (k == 2) {
+      copy_head(good, file, 8192);
+    } else if (k == 3) {
+      copy_head(good, file, -1);
+      static const unsigned char junk[64] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+      poke(file, 100, junk, sizeof junk); /* sqlite_master's page header */
+    } else if (k == 4) {
+      test_db_exec(file, "PRAGMA journal_mode = WAL; CREATE TABLE birds (name TEXT); "
+                         "INSERT INTO birds VALUES ('wren')");
+    } else {
+      cr_assert_eq(mkfifo(file, 0644), 0);
+    }
+    char *before = dir_state(dir);
+    for (int mode = FARM_STORE_READONLY; mode <= FARM_STORE_CREATE; mode++) {
+      char err[512] = "";
+      st = NULL;
+      cr_expect_eq(farm_store_open(file, mode, &st, err, sizeof err), -1, "%s: opened",
+                   names[k]);
+      cr_expect_null(st);
+      farm_store_close(st);
+      cr_expect(strstr(err, want[k]) != NULL, "%s: %s", names[k], err);
+      char *after = dir_state(dir);
+      cr_expect_str_eq(after, before, "%s, mode %d: the directory changed", names[k], mode);
+      free(after);
+    }
+    free(before);
+  }
+}
+
+/* File names are passed to SQLite as URIs for the look before opening: characters that mean
+ * something in a URI are escaped. */
+Test(store, a_file_name_with_uri_characters_opens) {
+  char db[512];
+  path_in(db, sizeof db, "a?b#c%20d&mode=rw.db");
+  mapf_grid *g = tiny_grid();
+  job j[1];
+  farm_record recs[1];
+  make_jobs(j, recs, 1, g);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, recs, 1);
+  farm_store_close(st);
+  st = open_ok(db, FARM_STORE_READONLY);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 1);
+  farm_store_close(st);
+  st = open_ok(db, FARM_STORE_CREATE);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 1);
+  farm_store_close(st);
+  mapf_grid_free(g);
+}
+
+/* ---- the writer lock ---------------------------------------------------------------------- */
+
+static void this_host(char *host, size_t n) {
+  cr_assert_eq(gethostname(host, n), 0);
+  host[n - 1] = '\0';
+}
+
+/* A second writer is refused while the first holds the database, even in the same process
+ * (flock belongs to an open file, not to a process); the message names the holder. Readers go
+ * on. Closing releases the lock and deletes its file. */
+Test(store, a_second_writer_is_refused_naming_the_first_and_readers_go_on) {
+  char db[512], lock[600], host[256], want[2048];
+  path_in(db, sizeof db, "r.db");
+  snprintf(lock, sizeof lock, "%s.lock", db);
+  this_host(host, sizeof host);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  cr_expect_str_eq(farm_store_note(st), "");
+  cr_assert(file_exists(lock));
+  char *text = test_slurp_file(lock, NULL);
+  snprintf(want, sizeof want, "mapfarm lock\npid %ld\nhost %s\nstarted ", (long)getpid(), host);
+  cr_expect_eq(strncmp(text, want, strlen(want)), 0, "%s", text);
+  free(text);
+
+  farm_store *second = NULL;
+  char err[1024] = "";
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &second, err, sizeof err), -1);
+  cr_expect_null(second);
+  snprintf(want, sizeof want,
+           "%s: another mapfarm process is writing this database (pid %ld on host %s, started ",
+           db, (long)getpid(), host);
+  cr_expect_eq(strncmp(err, want, strlen(want)), 0, "got: %s", err);
+  cr_expect(strstr(err, "wait until it ends") != NULL, "%s", err);
+  cr_assert(file_exists(lock), "the refused open removed the holder's lock");
+
+  farm_store *reader = open_ok(db, FARM_STORE_READONLY);
+  cr_expect_eq(q_int(reader, "SELECT count(*) FROM results"), 0);
+  farm_store_close(reader);
+
+  farm_store_close(st);
+  cr_expect_not(file_exists(lock), "close left the lock file");
+  st = open_ok(db, FARM_STORE_CREATE);
+  farm_store_close(st);
+}
+
+/* Two symbolic links to one database, or a link and the file, share one lock (beside the
+ * file, where SQLite puts the -wal too). */
+Test(store, a_database_reached_through_a_link_shares_its_lock) {
+  char db[512], link[512], lock[600];
+  path_in(db, sizeof db, "r.db");
+  path_in(link, sizeof link, "link.db");
+  snprintf(lock, sizeof lock, "%s.lock", db);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  cr_assert_eq(symlink("r.db", link), 0);
+  farm_store *second = NULL;
+  char err[1024] = "";
+  cr_expect_eq(farm_store_open(link, FARM_STORE_CREATE, &second, err, sizeof err), -1);
+  cr_expect(strstr(err, "another mapfarm process is writing this database") != NULL, "%s", err);
+  farm_store_close(second);
+  farm_store_close(st);
+  st = open_ok(link, FARM_STORE_CREATE);
+  cr_expect(file_exists(lock), "the lock is not beside the file the link names");
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &second, err, sizeof err), -1);
+  farm_store_close(st);
+  cr_expect_not(file_exists(lock));
+}
+
+/* A pid that no process has: a child's, after it ended. */
+static long dead_pid(void) {
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) _exit(0);
+  cr_assert_eq(waitpid(pid, NULL, 0), pid);
+  return (long)pid;
+}
+
+static void write_lock(const char *path, long pid, const char *host) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "mapfarm lock\npid %ld\nhost %s\nstarted 2024-05-01T12:00:00Z\n", pid, host);
+  fclose(f);
+}
+
+Test(store, a_stale_lock_of_this_host_is_taken_over_with_a_note) {
+  char db[512], lock[600], host[256], want[2048];
+  path_in(db, sizeof db, "r.db");
+  snprintf(lock, sizeof lock, "%s.lock", db);
+  this_host(host, sizeof host);
+  long pid = dead_pid();
+  write_lock(lock, pid, host);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  snprintf(want, sizeof want,
+           "%s: took over the lock of a mapfarm process that ended without releasing it (pid %ld "
+           "on host %s, started 2024-05-01T12:00:00Z)",
+           db, pid, host);
+  cr_expect_str_eq(farm_store_note(st), want);
+  char *text = test_slurp_file(lock, NULL);
+  snprintf(want, sizeof want, "mapfarm lock\npid %ld\n", (long)getpid());
+  cr_expect_eq(strncmp(text, want, strlen(want)), 0, "%s", text);
+  free(text);
+  farm_store_close(st);
+  cr_expect_not(file_exists(lock));
+}
+
+/* A lock file of another host cannot be checked from here: refused, with how to break it, and
+ * the database is not touched. */
+Test(store, a_lock_of_another_host_is_refused_with_how_to_break_it) {
+  char db[512], lock[600], want[2048];
+  path_in(db, sizeof db, "r.db");
+  snprintf(lock, sizeof lock, "%s.lock", db);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  farm_store_close(st);
+  size_t n0 = 0, n1 = 0;
+  char *before = test_slurp_file(db, &n0);
+  write_lock(lock, 4242, "elsewhere.example");
+  char err[1024] = "";
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
+  snprintf(want, sizeof want,
+           "%s: %s says a mapfarm process on another host is writing this database (pid 4242 on "
+           "host elsewhere.example, started 2024-05-01T12:00:00Z), and this host cannot tell "
+           "whether it still runs; if it does not, delete %s and run the command again",
+           db, lock, lock);
+  cr_expect_str_eq(err, want);
+  char *after = test_slurp_file(db, &n1);
+  cr_expect(n0 == n1 && memcmp(before, after, n0) == 0, "the database changed");
+  free(before);
+  free(after);
+  cr_assert(file_exists(lock), "the other host's lock file was removed");
+  /* Deleting it, as the message says, lets the next writer in. */
+  cr_assert_eq(unlink(lock), 0);
+  st = open_ok(db, FARM_STORE_CREATE);
+  cr_expect_str_eq(farm_store_note(st), "");
+  farm_store_close(st);
+}
+
+/* A file at PATH.lock that mapfarm did not write is left alone. */
+Test(store, a_foreign_file_at_the_lock_path_is_left_alone) {
+  char db[512], lock[600];
+  path_in(db, sizeof db, "r.db");
+  snprintf(lock, sizeof lock, "%s.lock", db);
+  FILE *f = fopen(lock, "w");
+  cr_assert_not_null(f);
+  fputs("my own notes\n", f);
+  fclose(f);
+  farm_store *st = NULL;
+  char err[1024] = "";
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
+  cr_expect(strstr(err, "is not a mapfarm lock file") != NULL, "%s", err);
+  char *text = test_slurp_file(lock, NULL);
+  cr_expect_str_eq(text, "my own notes\n");
+  free(text);
+  cr_expect_not(file_exists(db), "the database was created");
+}
+
+/* farm_store_discard deletes a file its open created, and only such a file. */
+Test(store, discard_deletes_only_a_file_its_open_created) {
+  char db[512], side[600];
+  path_in(db, sizeof db, "new.db");
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  farm_store_discard(st);
+  const char *sides[] = {"", "-wal", "-shm", ".lock"};
+  for (int k = 0; k < 4; k++) {
+    snprintf(side, sizeof side, "%s%s", db, sides[k]);
+    cr_expect_not(file_exists(side), "%s is still there", side);
+  }
+  st = open_ok(db, FARM_STORE_CREATE);
+  farm_store_close(st);
+  st = open_ok(db, FARM_STORE_CREATE);
+  farm_store_discard(st);
+  cr_expect(file_exists(db), "an existing file was deleted");
+  farm_store_discard(NULL);
 }
 
 Test(store, readonly_open_of_missing_file_does_not_create_it) {
@@ -405,6 +701,39 @@ Test(store, put_then_reopen_loads_every_key) {
   mapf_hash128 other = mapf_hash128_of("job 99", 6);
   cr_expect_not(farm_keyset_has(&keys, other));
   farm_keyset_free(&keys);
+  farm_store_close(st);
+  mapf_grid_free(g);
+}
+
+/* farm_store_last_put counts the rows a batch stored, by status, and the records it left out
+ * because their keys were there: a run's counts come from it. */
+Test(store, last_put_counts_rows_stored_and_keys_present) {
+  char db[512];
+  path_in(db, sizeof db, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[4];
+  farm_record recs[4];
+  make_jobs(j, recs, 4, g);
+  j[1].res.status = MAPF_STATUS_OK;
+  j[1].res.limit = MAPF_LIMIT_NONE;
+  j[2].res.status = MAPF_STATUS_ERROR;
+  snprintf(j[2].res.message, sizeof j[2].res.message, "no room");
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  farm_put_counts c;
+  put_ok(st, 0, recs, 3);
+  farm_store_last_put(st, &c);
+  cr_expect(c.ok == 1 && c.limit == 1 && c.error == 1 && c.present == 0,
+            "%lld %lld %lld %lld", (long long)c.ok, (long long)c.limit, (long long)c.error,
+            (long long)c.present);
+  /* Jobs 0 and 1 are there (left as they are); job 2's error row is replaced; job 3 is new. */
+  j[2].res.status = MAPF_STATUS_OK;
+  j[2].res.limit = MAPF_LIMIT_NONE;
+  put_ok(st, 0, recs, 4);
+  farm_store_last_put(st, &c);
+  cr_expect(c.ok == 1 && c.limit == 1 && c.error == 0 && c.present == 2,
+            "%lld %lld %lld %lld", (long long)c.ok, (long long)c.limit, (long long)c.error,
+            (long long)c.present);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 4);
   farm_store_close(st);
   mapf_grid_free(g);
 }
