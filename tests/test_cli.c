@@ -531,20 +531,28 @@ Test(cli, run_stores_patrol_coherence_and_suboptimality) {
   free(best);
 }
 
+/* A new SQLite file at db holding the tables of an older schema (tests/data/NAME), open. */
+static sqlite3 *open_with_schema(const char *db, const char *name) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/tests/data/%s", MAPFARM_SOURCE_DIR, name);
+  char *schema = test_slurp_text(path);
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+  char *msg = NULL;
+  cr_assert_eq(sqlite3_exec(h, schema, NULL, NULL, &msg), SQLITE_OK, "%s", msg ? msg : "");
+  free(schema);
+  return h;
+}
+
 /* A file of schema version 2 (without version 3's columns and table) is read as it is, and
  * upgraded in place, its rows kept, when a run opens it for writing. */
 Test(cli, a_schema_2_file_is_read_and_upgraded_in_place) {
   char plan[600], db[512], *out, *err;
   snprintf(plan, sizeof plan, "%s/tests/data/cli/small.yaml", MAPFARM_SOURCE_DIR);
   snprintf(db, sizeof db, "%s/v2.db", tmpdir);
-  char schema_path[600];
-  snprintf(schema_path, sizeof schema_path, "%s/tests/data/schema-v2.sql", MAPFARM_SOURCE_DIR);
-  char *schema = test_slurp_text(schema_path);
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+  sqlite3 *h = open_with_schema(db, "schema-v2.sql");
   char *msg = NULL;
-  int rc = sqlite3_exec(h, schema, NULL, NULL, &msg);
-  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
+  int rc;
   /* One job of version 2 with one agent row, as an older mapfarm wrote them. */
   rc = sqlite3_exec(
       h,
@@ -558,7 +566,6 @@ Test(cli, a_schema_2_file_is_read_and_upgraded_in_place) {
       NULL, NULL, &msg);
   cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
   sqlite3_close(h);
-  free(schema);
   cr_assert_eq(mapfarm(&out, &err, "report --db '%s' completion-rate", db), 0, "%s", err);
   cr_assert(strstr(out, "BMAA*"), "%s", out);
   free(out);
@@ -584,15 +591,9 @@ Test(cli, a_schema_2_file_is_read_and_upgraded_in_place) {
 Test(cli, a_schema_3_file_gets_the_limits_of_its_runs_plans) {
   char db[512], *out, *err;
   snprintf(db, sizeof db, "%s/v3.db", tmpdir);
-  char schema_path[600];
-  snprintf(schema_path, sizeof schema_path, "%s/tests/data/schema-v3.sql", MAPFARM_SOURCE_DIR);
-  char *schema = test_slurp_text(schema_path);
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+  sqlite3 *h = open_with_schema(db, "schema-v3.sql");
   char *msg = NULL;
-  int rc = sqlite3_exec(h, schema, NULL, NULL, &msg);
-  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
-  free(schema);
+  int rc;
   /* Three runs: limits given, limits by default with single-pass, and a text that is no plan. */
   rc = sqlite3_exec(
       h,
