@@ -2543,59 +2543,130 @@ static void parse_execution(pctx *c, farm_plan *plan, const pnode *v) {
   plan->execution = (mapf_execution)e;
 }
 
-enum {
-  K_NAME, K_SEED, K_MAPS, K_SCENARIOS, K_DEFAULTS, K_ALGORITHMS, K_LIMITS, K_EXECUTION,
-  K_COHERENCE_EVERY, K_N
+/* What the top-level keys' parsers share: where relative paths start, where maps are looked
+ * up, and each registered algorithm's defaults as the plan's `defaults` change them (read
+ * before `algorithms`, wherever the key stands). */
+typedef struct root_ctx {
+  const char *dir;
+  const farm_plan_opts *opts;
+  mapf_params *bases;
+} root_ctx;
+
+static void root_name(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
+  (void)r;
+  const char *s = get_str(c, v, "name");
+  if (s) plan->name = xstrdup(c, s);
+}
+
+static void root_seed(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
+  (void)r;
+  get_u64(c, v, "seed", &plan->seed);
+}
+
+static void root_maps(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
+  parse_maps(c, plan, v, r->dir, r->opts);
+}
+
+static void root_scenarios(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
+  parse_scenarios(c, plan, v, r->dir, r->opts);
+}
+
+static void root_defaults(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
+  (void)plan;
+  parse_defaults(c, v, r->bases);
+}
+
+static void root_algorithms(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
+  parse_algorithms(c, plan, v, r->bases);
+}
+
+static void root_limits(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
+  (void)r;
+  parse_limits(c, plan, v);
+}
+
+static void root_execution(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
+  (void)r;
+  parse_execution(c, plan, v);
+}
+
+static void root_coherence_every(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
+  (void)r;
+  long long every;
+  if (get_int(c, v, "coherence_every", 0, LLONG_MAX, &every) == 0) plan->coherence_every = every;
+}
+
+/* The plan's top-level keys, in the order they are parsed (`defaults` before `algorithms`):
+ * the one declaration that walk_map, "missing required key" and the messages listing the keys
+ * read. */
+typedef struct root_key {
+  const char *name;
+  int required;
+  void (*parse)(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r);
+  const char *doc;
+} root_key;
+
+static const root_key root_keys[] = {
+    {"name", 1, root_name, "the plan's name, recorded with every run"},
+    {"seed", 0, root_seed, "integer >= 0, default 1; seeds the scenario generators"},
+    {"maps", 1, root_maps, "MovingAI .map files and generated maps"},
+    {"scenarios", 1, root_scenarios, "scenario generators or .scen files, agent counts, instances"},
+    {"defaults", 0, root_defaults, "per algorithm, values replacing the registry's defaults"},
+    {"algorithms", 1, root_algorithms, "algorithm entries: name, label, params, zip, exclude, sample"},
+    {"limits", 0, root_limits, "steps (default 10000), seconds and expansions (0: none)"},
+    {"execution", 0, root_execution, "chains (default) or single-pass"},
+    {"coherence_every", 0, root_coherence_every,
+     "steps between direction-map coherence samples (default 100; 0: none)"},
 };
+#define ROOT_KEYS ((int32_t)(sizeof root_keys / sizeof root_keys[0]))
+
+/* "name, seed, maps, ..." (all keys) or "name, maps, scenarios and algorithms" (required). */
+static void root_key_list(int required_only, char *buf, size_t n) {
+  const char *names[ROOT_KEYS];
+  int32_t k = 0;
+  for (int32_t i = 0; i < ROOT_KEYS; i++)
+    if (!required_only || root_keys[i].required) names[k++] = root_keys[i].name;
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int32_t i = 0; i < k && len < n; i++) {
+    const char *sep = i == 0 ? "" : i + 1 == k && required_only ? " and " : ", ";
+    int w = snprintf(buf + len, n - len, "%s%s", sep, names[i]);
+    len += w > 0 ? (size_t)w : 0;
+  }
+}
 
 static void parse_root(pctx *c, farm_plan *plan, const pnode *root, const char *dir,
                        const farm_plan_opts *opts) {
-  static const char *const keys[K_N] = {"name",     "seed",       "maps",   "scenarios",
-                                        "defaults", "algorithms", "limits", "execution",
-                                        "coherence_every"};
-  char fbuf[80];
+  char fbuf[80], list[256];
   if (!root || is_null(root)) {
+    root_key_list(1, list, sizeof list);
     perr(c, root ? root->line : 1, root ? root->col : 1,
-         "the plan is empty; expected a mapping with name, maps, scenarios and algorithms");
+         "the plan is empty; expected a mapping with %s", list);
     return;
   }
   if (bad(c, root)) return;
   if (root->kind != PN_MAP) {
-    perr(c, root->line, root->col,
-         "expected a mapping of plan keys (name, seed, maps, "
-         "scenarios, defaults, algorithms, limits, execution), found %s",
+    root_key_list(0, list, sizeof list);
+    perr(c, root->line, root->col, "expected a mapping of plan keys (%s), found %s", list,
          FOUND(root));
     return;
   }
-  kv f[K_N];
-  walk_map(c, root, keys, K_N, f, NULL);
-  if (require(c, root, &f[K_NAME], "name", NULL) == 0) {
-    const char *s = get_str(c, f[K_NAME].val, "name");
-    if (s) plan->name = xstrdup(c, s);
-  }
-  if (f[K_SEED].val) get_u64(c, f[K_SEED].val, "seed", &plan->seed);
-  if (require(c, root, &f[K_MAPS], "maps", NULL) == 0)
-    parse_maps(c, plan, f[K_MAPS].val, dir, opts);
-  if (require(c, root, &f[K_SCENARIOS], "scenarios", NULL) == 0)
-    parse_scenarios(c, plan, f[K_SCENARIOS].val, dir, opts);
-  /* Per registered algorithm, its defaults as the plan changes them; read before the
-   * algorithms, wherever the key stands. */
+  const char *names[ROOT_KEYS];
+  for (int32_t i = 0; i < ROOT_KEYS; i++) names[i] = root_keys[i].name;
+  kv f[ROOT_KEYS];
+  walk_map(c, root, names, ROOT_KEYS, f, NULL);
   mapf_params *bases = calloc((size_t)(mapf_algo_count() ? mapf_algo_count() : 1), sizeof *bases);
   if (!bases) {
     perr_fatal_oom(c);
     return;
   }
   for (int32_t a = 0; a < mapf_algo_count(); a++) mapf_params_default(mapf_algo_at(a), &bases[a]);
-  if (f[K_DEFAULTS].val) parse_defaults(c, f[K_DEFAULTS].val, bases);
-  if (require(c, root, &f[K_ALGORITHMS], "algorithms", NULL) == 0)
-    parse_algorithms(c, plan, f[K_ALGORITHMS].val, bases);
+  root_ctx r = {dir, opts, bases};
+  for (int32_t i = 0; i < ROOT_KEYS; i++) {
+    if (root_keys[i].required && require(c, root, &f[i], root_keys[i].name, NULL) != 0) continue;
+    if (f[i].val) root_keys[i].parse(c, plan, f[i].val, &r);
+  }
   free(bases);
-  if (f[K_LIMITS].val) parse_limits(c, plan, f[K_LIMITS].val);
-  if (f[K_EXECUTION].val) parse_execution(c, plan, f[K_EXECUTION].val);
-  long long every;
-  if (f[K_COHERENCE_EVERY].val &&
-      get_int(c, f[K_COHERENCE_EVERY].val, "coherence_every", 0, LLONG_MAX, &every) == 0)
-    plan->coherence_every = every;
   if (c->nerr || c->stop) return;
   /* The size of the job space, before anything is loaded or run. */
   long long per_map = 0, combos = 0;

@@ -324,7 +324,7 @@ static struct bad_plan bad_plans[] = {
     {"not_a_mapping.yaml",
      MAPF_EINVAL,
      {"1:1: error: expected a mapping of plan keys (name, seed, maps, scenarios, defaults, algorithms, "
-      "limits, execution), found a list"}},
+      "limits, execution, coherence_every), found a list"}},
     {"bad_zip.yaml",
      MAPF_EINVAL,
      {"7:11: error: expansions: already varied in params (line 6, column 14); a parameter may "
