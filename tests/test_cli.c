@@ -380,7 +380,7 @@ Test(cli, render_writes_instance_images) {
   cr_assert(strstr(err, "--problem 5: the scenario has only 5 lines"), "%s", err);
   free(err);
   cr_assert_eq(mapfarm(NULL, &err, "render --map '%s' --generator random --agents 3", map), 2);
-  cr_assert(strstr(err, "render needs --out FILE"), "%s", err);
+  cr_assert(strstr(err, "mapfarm render: error: --out FILE.png is required"), "%s", err);
   free(err);
   char bad[600];
   snprintf(bad, sizeof bad, "%s/no/such/dir/x.png", tmpdir);
