@@ -5,6 +5,8 @@
 #               Criterion: MAPFARM_TESTS=ON, so the tests cannot be left out)
 #   make sanitize   the test suite built with AddressSanitizer and UBSan (CI runs it)
 #   make bench  benchmarks that print figures (never part of the tests)
+#   make install    builds and installs into PREFIX (default /usr/local; DESTDIR respected):
+#               PREFIX/bin/mapfarm, PREFIX/share/mapfarm/{tools,configs}, the docs
 # Builds are out of tree, in build/ (build-san/ for sanitizers).
 
 BUILD ?= build
@@ -12,15 +14,20 @@ SAN_BUILD ?= build-san
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PLAN ?= configs/quick.yaml
 DB ?= results.db
+PREFIX ?= /usr/local
 PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev sqlite3 libcriterion-dev libpng-dev pkg-config util-linux bc time gnuplot-nox
 
-.PHONY: all deps build run test sanitize bench clean
+.PHONY: all deps build run test sanitize bench install clean
 
 all: build
 
-# Installs what is missing: with apt-get as root, otherwise prints the exact command.
+# Installs what is missing: with apt-get as root, otherwise prints the exact command. Without
+# dpkg (Fedora, macOS) it checks nothing and leaves that to CMake.
 deps:
-	@missing=""; \
+	@if ! command -v dpkg-query >/dev/null 2>&1; then \
+	  echo "no dpkg-query: packages not checked (CMake names any library that is missing)"; exit 0; \
+	fi; \
+	missing=""; \
 	for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
@@ -52,6 +59,11 @@ sanitize: deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPFARM_TESTS=ON -DMAPFARM_ASAN=ON -DMAPFARM_UBSAN=ON -DMAPFARM_CHECK_INVARIANTS=ON >/dev/null
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# No `deps` here: installing works wherever CMake finds the libraries, apt or not.
+install: $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS)
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 bench: build
 	tools/bench-farm.sh $(BUILD)

@@ -33,9 +33,9 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/auto --target mapfarm -
 if(NOT rc EQUAL 0)
   fail("building mapfarm without Criterion failed (exit ${rc})" "${out}")
 endif()
-execute_process(COMMAND ${WORK}/auto/mapfarm --help
+execute_process(COMMAND ${WORK}/auto/mapfarm run --help
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "mapfarm run PLAN.yaml")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "usage: mapfarm run PLAN.yaml")
   fail("the mapfarm built without Criterion does not run (exit ${rc})" "${out}")
 endif()
 

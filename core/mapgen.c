@@ -44,6 +44,19 @@ const char *mapf_mapgen_kind_name(mapf_mapgen_kind kind) {
   return "unknown";
 }
 
+const char *mapf_mapgen_kind_doc(mapf_mapgen_kind kind) {
+  switch (kind) {
+  case MAPF_MAPGEN_RANDOM:
+    return "each cell blocked with probability density";
+  case MAPF_MAPGEN_ROOMS:
+    return "a lattice of square rooms, walls one cell thick, with doors openings per shared wall";
+  case MAPF_MAPGEN_MAZE:
+    return "a perfect maze (randomised depth-first search), corridors and walls corridor cells "
+           "wide";
+  }
+  return "unknown";
+}
+
 /* Formats x with %g and forces '.' as the decimal point whatever LC_NUMERIC says, so names
  * (which go into job descriptions) are the same in every locale. */
 static void format_g(char *buf, size_t cap, double x) {

@@ -16,6 +16,7 @@ typedef enum {
   MAPF_MAPGEN_MAZE    /* a perfect maze (randomised depth-first) with corridors and walls
                          `corridor` cells wide */
 } mapf_mapgen_kind;
+#define MAPF_MAPGEN_NKINDS 3
 
 typedef struct mapf_mapgen_params {
   mapf_mapgen_kind kind;
@@ -34,6 +35,8 @@ void mapf_mapgen_defaults(mapf_mapgen_params *p, mapf_mapgen_kind kind);
 int mapf_mapgen_kind_parse(const char *name);
 /* Returns "random", "rooms" or "maze". */
 const char *mapf_mapgen_kind_name(mapf_mapgen_kind kind);
+/* One line saying what kind generates (for help). */
+const char *mapf_mapgen_kind_doc(mapf_mapgen_kind kind);
 
 /* Generates a grid. Returns MAPF_OK and a finished grid in *out (free with mapf_grid_free), or
  * MAPF_EINVAL with a message in d when a parameter is out of range, or MAPF_ENOMEM. The grid's

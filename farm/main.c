@@ -6,6 +6,7 @@
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 
 #include "astar.h"
 #include "bench.h"
+#include "catalog.h"
+#include "cli.h"
 #include "mapfarm_version.h"
 #include "dataset.h"
 #include "expand.h"
@@ -33,38 +36,208 @@
 #define EXIT_BAD_INPUT 2
 #define MAX_MAP_DIRS 16
 
-static const char usage[] =
-    "usage:\n"
-    "  mapfarm run PLAN.yaml --db FILE [--threads N] [--shard I/N] [--maps DIR] [--retry-failed]\n"
-    "  mapfarm expand PLAN.yaml [--list] [--maps DIR]\n"
-    "  mapfarm solve --map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
-    "                [--generator-param NAME=VALUE ...] [--seed S]) --algo NAME\n"
-    "                [--param NAME=VALUE ...] [--steps N]\n"
-    "                [--seconds S] [--expansions N] [--execution chains|single-pass]\n"
-    "                [--trace FILE] [--export-scen FILE] [--maps DIR]\n"
-    "  mapfarm report --db FILE NAME [--format text|md|csv] [--max-agents N]\n"
-    "                [--rows DIM] [--cols DIM] [--where SQL] [--counts]\n"
-    "  mapfarm portfolio --db FILE --size N [--by distance|suboptimality]\n"
-    "                [--format text|md|csv] [--max-agents N] [--where SQL]\n"
-    "  mapfarm merge OUT.db IN.db...\n"
-    "  mapfarm status --db FILE\n"
-    "  mapfarm runs --db FILE\n"
-    "  mapfarm render --map MAP (--scen FILE [--agents N | --problem K] | --generator G\n"
-    "                --agents N [--generator-param NAME=VALUE ...] [--seed S]) --out FILE.png\n"
-    "                [--size N|native] [--maps DIR]\n"
-    "  mapfarm dataset --db FILE --out DIR [--size N] [--train F] [--seed S] [--maps DIR]\n"
-    "  mapfarm algorithms\n"
-    "  mapfarm bench astar --map MAP --scen FILE [--maps DIR]\n"
-    "  mapfarm bench sim --map MAP [--agents N[,N...]] [--algo NAME] [--steps S] [--seed S]\n"
-    "                [--maps DIR]\n"
-    "  mapfarm --version\n"
-    "Maps named by relative paths are looked up beside the plan, then under every --maps DIR\n"
-    "and every directory in MAPFARM_MAPS (colon-separated).\n";
+/* ---- the command line, declared once ---------------------------------------------------
+ *
+ * One row per command: its synopsis, its line in the overview and its options. Usage, help,
+ * the parse and "did you mean" are made from these rows (farm/cli.h). */
 
-static int bad_usage(const char *fmt, const char *arg) {
-  fprintf(stderr, "mapfarm: error: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n%s", usage);
+enum {
+  O_DB = 1, O_THREADS, O_SHARD, O_MAPS, O_RETRY_FAILED, O_LIST, O_MAP, O_SCEN, O_AGENTS,
+  O_PROBLEM, O_GENERATOR, O_GENERATOR_PARAM, O_SEED, O_ALGO, O_PARAM, O_STEPS, O_SECONDS,
+  O_EXPANSIONS, O_EXECUTION, O_TRACE, O_EXPORT_SCEN, O_FORMAT, O_MAX_AGENTS, O_ROWS, O_COLS,
+  O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN
+};
+
+#define OPT_MAPS                                                                             \
+  {O_MAPS, "maps", "DIR",                                                                    \
+   "look up relative map and scenario paths under DIR too (repeatable; MAPFARM_MAPS adds "   \
+   "directories, colon-separated)"}
+#define OPT_DB_READ {O_DB, "db", "FILE", "the results database (read only)"}
+/* The instance of solve and render: a map, and a scenario file or a generator. */
+#define OPTS_INSTANCE                                                                        \
+  {O_MAP, "map", "MAP", "the map (.map file)"},                                              \
+  {O_SCEN, "scen", "FILE", "a scenario file (.scen) for the map"},                           \
+  {O_AGENTS, "agents", "N", "agents: the first N lines of the scenario, or N generated"},    \
+  {O_PROBLEM, "problem", "K", "line K of the scenario alone (0-based), a one-agent problem"}, \
+  {O_GENERATOR, "generator", "G", "generate the instance (mapfarm generators lists them)"},  \
+  {O_GENERATOR_PARAM, "generator-param", "NAME=VALUE",                                     \
+   "a parameter of the generator (repeatable)"},                                             \
+  {O_SEED, "seed", "S", "the generator's seed (default " STR(CLI_SEED) ")"}, OPT_MAPS
+/* The table options that report and portfolio share. */
+#define OPTS_TABLE                                                                           \
+  {O_FORMAT, "format", "text|md|csv", "output format (default text)"},                       \
+  {O_MAX_AGENTS, "max-agents", "N", "only instances with at most N agents"},                 \
+  {O_WHERE, "where", "SQL", "only jobs that meet an SQL condition on the results columns"}
+
+/* Defaults that option help states: each is written once, here. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define SOLVE_STEPS 10000
+#define BENCH_AGENTS "100,500,1000,2000"
+#define BENCH_STEPS 1000
+#define DATASET_TRAIN 0.7
+#define CLI_SEED 1
+
+static const farm_cli_opt run_opts[] = {
+    {O_DB, "db", "FILE", "the results database: created when missing, resumed when not"},
+    {O_THREADS, "threads", "N", "worker threads (default: OpenMP's, one per core)"},
+    {O_SHARD, "shard", "I/N", "run only the I-th of N equal shares of the jobs"},
+    OPT_MAPS,
+    {O_RETRY_FAILED, "retry-failed", NULL, "run the jobs stored with status error again"},
+    {0}};
+static const farm_cli_opt expand_opts[] = {
+    {O_LIST, "list", NULL, "list every job: key, map, generator, agents, algorithm, params"},
+    OPT_MAPS, {0}};
+static const farm_cli_opt solve_opts[] = {
+    OPTS_INSTANCE,
+    {O_ALGO, "algo", "NAME", "the algorithm (mapfarm algorithms lists them)"},
+    {O_PARAM, "param", "NAME=VALUE", "a parameter of the algorithm (repeatable)"},
+    {O_STEPS, "steps", "N",
+     "step limit (default " STR(SOLVE_STEPS) "; 0: build the instance only)"},
+    {O_SECONDS, "seconds", "S", "wall-clock limit in seconds (default 0: none)"},
+    {O_EXPANSIONS, "expansions", "N", "limit on node expansions of all agents (default 0: none)"},
+    {O_EXECUTION, "execution", "chains|single-pass", "how moves are executed (default chains)"},
+    {O_TRACE, "trace", "FILE", "write every step's positions (mapf-visualizer's format)"},
+    {O_EXPORT_SCEN, "export-scen", "FILE", "write the instance as a MovingAI .scen file"},
+    {0}};
+static const farm_cli_opt report_opts[] = {
+    OPT_DB_READ, OPTS_TABLE,
+    {O_ROWS, "rows", "DIM", "what the rows are: map (default), label, algorithm, generator, "
+                            "agents or param:NAME"},
+    {O_COLS, "cols", "DIM", "what the columns are (default label); as --rows"},
+    {O_COUNTS, "counts", NULL, "show each cell's job count"},
+    {0}};
+static const farm_cli_opt portfolio_opts[] = {
+    OPT_DB_READ,
+    {O_SIZE, "size", "N", "the largest portfolio"},
+    {O_BY, "by", "distance|suboptimality",
+     "the tie-break after completion rate (default distance)"},
+    OPTS_TABLE, {0}};
+static const farm_cli_opt db_opts[] = {OPT_DB_READ, {0}};
+static const farm_cli_opt render_opts[] = {
+    OPTS_INSTANCE,
+    {O_OUT, "out", "FILE.png", "the image to write"},
+    {O_SIZE, "size", "N|native", "side of the square image in pixels (default " STR(FARM_IMAGE_SIDE)
+                                 "); native: one pixel per cell"},
+    {0}};
+static const farm_cli_opt dataset_opts[] = {
+    OPT_DB_READ,
+    {O_OUT, "out", "DIR", "the directory to write images, labels.csv and the split to"},
+    {O_SIZE, "size", "N", "side of the square images in pixels (default " STR(FARM_IMAGE_SIDE) ")"},
+    {O_TRAIN, "train", "F",
+     "fraction of the instances in the training set (default " STR(DATASET_TRAIN) ")"},
+    {O_SEED, "seed", "S", "seed of the train/test split (default " STR(CLI_SEED) ")"},
+    OPT_MAPS, {0}};
+static const farm_cli_opt algorithms_opts[] = {
+    {O_MARKDOWN, "markdown", NULL, "write the Markdown page docs/algorithms.md"}, {0}};
+static const farm_cli_opt bench_astar_opts[] = {
+    {O_MAP, "map", "MAP", "the map (.map file)"},
+    {O_SCEN, "scen", "FILE", "the scenario file whose every query is searched"},
+    OPT_MAPS, {0}};
+static const farm_cli_opt bench_sim_opts[] = {
+    {O_MAP, "map", "MAP", "the map (.map file)"},
+    {O_AGENTS, "agents", "N[,N...]", "agent counts, one run each (default " BENCH_AGENTS ")"},
+    {O_ALGO, "algo", "NAME", "one algorithm (default: every one)"},
+    {O_STEPS, "steps", "N", "steps per run (default " STR(BENCH_STEPS) ")"},
+    {O_SEED, "seed", "S", "seed of the random instances (default " STR(CLI_SEED) ")"},
+    OPT_MAPS, {0}};
+
+static int cmd_run(const farm_cli_cmd *, int, char **);
+static int cmd_expand(const farm_cli_cmd *, int, char **);
+static int cmd_solve(const farm_cli_cmd *, int, char **);
+static int cmd_report(const farm_cli_cmd *, int, char **);
+static int cmd_portfolio(const farm_cli_cmd *, int, char **);
+static int cmd_merge(const farm_cli_cmd *, int, char **);
+static int cmd_status(const farm_cli_cmd *, int, char **);
+static int cmd_runs(const farm_cli_cmd *, int, char **);
+static int cmd_render(const farm_cli_cmd *, int, char **);
+static int cmd_dataset(const farm_cli_cmd *, int, char **);
+static int cmd_algorithms(const farm_cli_cmd *, int, char **);
+static int cmd_generators(const farm_cli_cmd *, int, char **);
+static int cmd_reports(const farm_cli_cmd *, int, char **);
+static int cmd_bench(const farm_cli_cmd *, int, char **);
+static int cmd_version(const farm_cli_cmd *, int, char **);
+static int cmd_help(const farm_cli_cmd *, int, char **);
+
+static const farm_cli_cmd commands[] = {
+    {"run", "PLAN.yaml --db FILE [--threads N] [--shard I/N] [--maps DIR] [--retry-failed]",
+     "run a plan's jobs into a database (resumes: jobs already there are not run again)",
+     run_opts, cmd_run},
+    {"expand", "PLAN.yaml [--list] [--maps DIR]",
+     "check a plan and count its jobs by map, generator and algorithm", expand_opts, cmd_expand},
+    {"solve",
+     "--map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
+     "[--generator-param NAME=VALUE ...] [--seed S]) --algo NAME [--param NAME=VALUE ...]\n"
+     "[--steps N] [--seconds S] [--expansions N] [--execution chains|single-pass]\n"
+     "[--trace FILE] [--export-scen FILE] [--maps DIR]",
+     "run one instance with one algorithm and print its results", solve_opts, cmd_solve},
+    {"report",
+     "NAME --db FILE [--format text|md|csv] [--max-agents N] [--rows DIM] [--cols DIM]\n"
+     "[--where SQL] [--counts]",
+     "print a table of results (mapfarm reports lists them)", report_opts, cmd_report},
+    {"portfolio",
+     "--db FILE --size N [--by distance|suboptimality] [--format text|md|csv]\n"
+     "[--max-agents N] [--where SQL]",
+     "greedy portfolio formation over the labels of a database", portfolio_opts, cmd_portfolio},
+    {"merge", "OUT.db IN.db...",
+     "merge databases (shards) into one; a job stored with other results is a conflict", NULL,
+     cmd_merge},
+    {"status", "--db FILE", "progress of the plans in a database: jobs done, runs, rate, ETA",
+     db_opts, cmd_status},
+    {"runs", "--db FILE", "every run recorded in a database, one line each", db_opts, cmd_runs},
+    {"render",
+     "--map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
+     "[--generator-param NAME=VALUE ...] [--seed S]) --out FILE.png [--size N|native]\n"
+     "[--maps DIR]",
+     "draw an instance as a PNG image (the algorithm selector's input)", render_opts,
+     cmd_render},
+    {"dataset", "--db FILE --out DIR [--size N] [--train F] [--seed S] [--maps DIR]",
+     "images, labels and a train/test split for algorithm selection", dataset_opts,
+     cmd_dataset},
+    {"algorithms", "[--markdown]",
+     "the algorithms and their parameters: type, range, default", algorithms_opts,
+     cmd_algorithms},
+    {"generators", "", "the scenario and map generators and their parameters", NULL,
+     cmd_generators},
+    {"reports", "", "the report names, one line each", NULL, cmd_reports},
+    {"bench astar", "--map MAP --scen FILE [--maps DIR]",
+     "time single-agent A* on every query of a scenario file", bench_astar_opts, cmd_bench},
+    {"bench sim",
+     "--map MAP [--agents N[,N...]] [--algo NAME] [--steps N] [--seed S] [--maps DIR]",
+     "agent-steps per second of every multi-agent algorithm", bench_sim_opts, cmd_bench},
+    {"version", "", "the version (also mapfarm --version)", NULL, cmd_version},
+    {"help", "[COMMAND]", "the commands, or one command's usage and options", NULL, cmd_help},
+};
+#define NCOMMANDS ((int32_t)(sizeof commands / sizeof commands[0]))
+
+/* A usage error of command cmd: "mapfarm CMD: error: ...", then cmd's usage. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int usage_error(const farm_cli_cmd *cmd, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "mapfarm %s: error: %s\n", cmd->name, msg);
+  farm_cli_usage(stderr, cmd);
+  fprintf(stderr, "`mapfarm %s --help` describes every option.\n", cmd->name);
+  return EXIT_BAD_INPUT;
+}
+
+/* An error of command cmd that its usage would not explain (an unknown name, with its
+ * suggestion). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int input_error(const farm_cli_cmd *cmd, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "mapfarm %s: error: %s\n", cmd->name, msg);
   return EXIT_BAD_INPUT;
 }
 
@@ -140,24 +313,6 @@ static int parse_double(const char *s, double lo, double hi, double *out) {
   double v = strtod(s, &end);
   if (errno || end == s || *end || !(v >= lo && v <= hi)) return -1;
   *out = v + 0.0; /* -0 is 0 */
-  return 0;
-}
-
-static const char *need_value(int argc, char **argv, int *i) {
-  if (*i + 1 >= argc) return NULL;
-  return argv[++*i];
-}
-
-/* An argument that no option of command cmd took: its one positional argument, into *slot
- * while that is unset (slot NULL: the command takes none). Returns 0, or EXIT_BAD_INPUT after
- * printing why. */
-static int positional_arg(const char *cmd, const char *a, const char **slot) {
-  if (a[0] == '-') {
-    fprintf(stderr, "mapfarm: error: unknown option %s for %s\n%s", a, cmd, usage);
-    return EXIT_BAD_INPUT;
-  }
-  if (!slot || *slot) return bad_usage("unexpected argument %s", a);
-  *slot = a;
   return 0;
 }
 
@@ -240,23 +395,20 @@ static const char *map_name(const farm_space *sp, int32_t m) {
   return src ? src : sp->grids[m]->name;
 }
 
-static int cmd_expand(int argc, char **argv) {
-  const char *plan_path = NULL;
+static int cmd_expand(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *plan_path = NULL, *v;
   int list = 0;
   map_dirs md = {0};
-  for (int i = 2; i < argc; i++) {
-    if (strcmp(argv[i], "--list") == 0) {
-      list = 1;
-    } else if (strcmp(argv[i], "--maps") == 0) {
-      const char *v = need_value(argc, argv, &i);
-      if (!v) return bad_usage("%s needs a directory", "--maps");
-      map_dirs_add(&md, v);
-    } else {
-      int e = positional_arg("expand", argv[i], &plan_path);
-      if (e) return e;
-    }
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    if (id == FARM_CLI_ERROR) return usage_error(cmd, "%s", p.msg);
+    if (id == FARM_CLI_ARG && plan_path) return usage_error(cmd, "unexpected argument \"%s\"", v);
+    if (id == FARM_CLI_ARG) plan_path = v;
+    if (id == O_LIST) list = 1;
+    if (id == O_MAPS) map_dirs_add(&md, v);
   }
-  if (!plan_path) return bad_usage("%s needs a plan file", "expand");
+  if (!plan_path) return usage_error(cmd, "PLAN.yaml is required");
   map_dirs_env(&md);
   farm_plan *plan = NULL;
   farm_space sp = {0};
@@ -298,47 +450,51 @@ static int cmd_expand(int argc, char **argv) {
 
 /* ---- mapfarm run --------------------------------------------------------------------- */
 
-static int cmd_run(int argc, char **argv) {
-  const char *plan_path = NULL, *db = NULL;
+static int cmd_run(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *plan_path = NULL, *db = NULL, *v;
   long long threads = 0, si = 1, sn = 1;
   int retry_failed = 0;
   map_dirs md = {0};
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v;
-    if (strcmp(a, "--db") == 0) {
-      if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", a);
-    } else if (strcmp(a, "--threads") == 0) {
-      v = need_value(argc, argv, &i);
-      if (!v || parse_long(v, 1, 4096, &threads) < 0)
-        return bad_usage("--threads: expected an integer in [1, 4096], found \"%s\"",
-                         v ? v : "");
-    } else if (strcmp(a, "--shard") == 0) {
-      v = need_value(argc, argv, &i);
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      if (plan_path) return usage_error(cmd, "unexpected argument \"%s\"", v);
+      plan_path = v;
+      break;
+    case O_DB:
+      db = v;
+      break;
+    case O_THREADS:
+      if (parse_long(v, 1, 4096, &threads) < 0)
+        return usage_error(cmd, "--threads: expected an integer in [1, 4096], found \"%s\"", v);
+      break;
+    case O_SHARD: {
       int ok = 0;
-      if (v) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%s", v);
-        char *slash = strchr(buf, '/');
-        if (slash) {
-          *slash = '\0';
-          ok = parse_long(buf, 1, 1000000, &si) == 0 &&
-               parse_long(slash + 1, 1, 1000000, &sn) == 0 && si <= sn;
-        }
+      char buf[64];
+      snprintf(buf, sizeof buf, "%s", v);
+      char *slash = strchr(buf, '/');
+      if (slash) {
+        *slash = '\0';
+        ok = parse_long(buf, 1, 1000000, &si) == 0 &&
+             parse_long(slash + 1, 1, 1000000, &sn) == 0 && si <= sn;
       }
-      if (!ok)
-        return bad_usage("--shard: expected I/N with 1 <= I <= N, found \"%s\"", v ? v : "");
-    } else if (strcmp(a, "--maps") == 0) {
-      if (!(v = need_value(argc, argv, &i))) return bad_usage("%s needs a directory", a);
+      if (!ok) return usage_error(cmd, "--shard: expected I/N with 1 <= I <= N, found \"%s\"", v);
+      break;
+    }
+    case O_MAPS:
       map_dirs_add(&md, v);
-    } else if (strcmp(a, "--retry-failed") == 0) {
+      break;
+    case O_RETRY_FAILED:
       retry_failed = 1;
-    } else {
-      int e = positional_arg("run", a, &plan_path);
-      if (e) return e;
+      break;
     }
   }
-  if (!plan_path) return bad_usage("%s needs a plan file", "run");
-  if (!db) return bad_usage("%s needs --db FILE", "run");
+  if (!plan_path) return usage_error(cmd, "PLAN.yaml is required");
+  if (!db) return usage_error(cmd, "--db FILE is required");
   map_dirs_env(&md);
 
   /* The plan and every map are checked before the database is opened, so bad input never
@@ -415,59 +571,64 @@ static int cmd_run(int argc, char **argv) {
 
 /* ---- mapfarm report ------------------------------------------------------------------ */
 
-/* Consumes argv[*i] (and its value) when it is an option of both report and portfolio. Returns
- * as instance_arg does. */
-static int report_arg(int argc, char **argv, int *i, farm_report_opts *ro) {
-  const char *a = argv[*i], *v;
-  if (strcmp(a, "--format") == 0) {
-    v = need_value(argc, argv, i);
-    if (v && strcmp(v, "text") == 0) ro->format = FARM_FORMAT_TEXT;
-    else if (v && strcmp(v, "md") == 0) ro->format = FARM_FORMAT_MD;
-    else if (v && strcmp(v, "csv") == 0) ro->format = FARM_FORMAT_CSV;
-    else return 1000 + bad_usage("--format: expected text, md or csv, found \"%s\"", v ? v : "");
-  } else if (strcmp(a, "--max-agents") == 0) {
-    long long n;
-    v = need_value(argc, argv, i);
-    if (!v || parse_long(v, 1, 100000000, &n) < 0)
-      return 1000 + bad_usage("--max-agents: expected an integer >= 1, found \"%s\"", v ? v : "");
+/* Takes option id (with value v) when it is one of OPTS_TABLE. Returns 1 when taken, 0 when
+ * not one of them, or EXIT_BAD_INPUT after printing why. */
+static int table_opt(const farm_cli_cmd *cmd, int id, const char *v, farm_report_opts *ro) {
+  long long n;
+  switch (id) {
+  case O_FORMAT:
+    if (strcmp(v, "text") == 0) ro->format = FARM_FORMAT_TEXT;
+    else if (strcmp(v, "md") == 0) ro->format = FARM_FORMAT_MD;
+    else if (strcmp(v, "csv") == 0) ro->format = FARM_FORMAT_CSV;
+    else return usage_error(cmd, "--format: expected text, md or csv, found \"%s\"", v);
+    return 1;
+  case O_MAX_AGENTS:
+    if (parse_long(v, 1, 100000000, &n) < 0)
+      return usage_error(cmd, "--max-agents: expected an integer >= 1, found \"%s\"", v);
     ro->max_agents = (int32_t)n;
-  } else if (strcmp(a, "--where") == 0) {
-    if (!(ro->where = need_value(argc, argv, i)))
-      return 1000 + bad_usage("%s needs an SQL condition", a);
-  } else {
+    return 1;
+  case O_WHERE:
+    ro->where = v;
+    return 1;
+  default:
     return 0;
   }
-  return 1;
 }
 
-static int cmd_report(int argc, char **argv) {
-  const char *db = NULL, *name = NULL;
+static int cmd_report(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *db = NULL, *name = NULL, *v;
   farm_report_opts ro = {.format = FARM_FORMAT_TEXT};
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v;
-    int took = report_arg(argc, argv, &i, &ro);
-    if (took >= 1000) return took - 1000;
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    int took = table_opt(cmd, id, v, &ro);
+    if (took == EXIT_BAD_INPUT) return took;
     if (took) continue;
-    if (strcmp(a, "--db") == 0) {
-      if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", a);
-    } else if (strcmp(a, "--counts") == 0) {
+    char derr[512];
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      if (name) return usage_error(cmd, "unexpected argument \"%s\"", v);
+      name = v;
+      break;
+    case O_DB:
+      db = v;
+      break;
+    case O_COUNTS:
       ro.counts = 1;
-    } else if (strcmp(a, "--rows") == 0 || strcmp(a, "--cols") == 0) {
-      char derr[512];
-      if (!(v = need_value(argc, argv, &i))) return bad_usage("%s needs a dimension", a);
-      if (farm_report_check_dim(v, derr, sizeof derr) < 0) return bad_usage("%s", derr);
-      if (a[2] == 'r') ro.rows = v;
+      break;
+    case O_ROWS:
+    case O_COLS:
+      if (farm_report_check_dim(v, derr, sizeof derr) < 0)
+        return usage_error(cmd, "--%s: %s", id == O_ROWS ? "rows" : "cols", derr);
+      if (id == O_ROWS) ro.rows = v;
       else ro.cols = v;
-    } else {
-      int e = positional_arg("report", a, &name);
-      if (e) return e;
+      break;
     }
   }
-  if (!db) return bad_usage("%s needs --db FILE", "report");
-  if (!name) return bad_usage("%s needs a report name (completion-rate, completion-time, "
-                              "travel-distance, completion-seconds, failed-moves, coherence, "
-                              "suboptimality, portfolio, problem-types)",
-                              "report");
+  if (!db) return usage_error(cmd, "--db FILE is required");
+  if (!name) return usage_error(cmd, "a report NAME is required (mapfarm reports lists them)");
   char err[1024];
   farm_store *st = NULL;
   if (open_readonly(db, &st, err, sizeof err)) return EXIT_BAD_INPUT;
@@ -483,33 +644,38 @@ static int cmd_report(int argc, char **argv) {
 /* ---- mapfarm portfolio --------------------------------------------------------------- */
 
 /* Greedy portfolio formation (thesis Algorithm 2; farm/portfolio.c), printed by report.c. */
-static int cmd_portfolio(int argc, char **argv) {
+static int cmd_portfolio(const farm_cli_cmd *cmd, int argc, char **argv) {
   const char *db = NULL, *v;
   long long size = 0;
   int by = FARM_PF_BY_DISTANCE;
   farm_report_opts ro = {.format = FARM_FORMAT_TEXT};
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i];
-    int took = report_arg(argc, argv, &i, &ro);
-    if (took >= 1000) return took - 1000;
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    int took = table_opt(cmd, id, v, &ro);
+    if (took == EXIT_BAD_INPUT) return took;
     if (took) continue;
-    if (strcmp(a, "--db") == 0) {
-      if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", a);
-    } else if (strcmp(a, "--size") == 0) {
-      v = need_value(argc, argv, &i);
-      if (!v || parse_long(v, 1, INT32_MAX, &size) < 0)
-        return bad_usage("--size: expected an integer >= 1, found \"%s\"", v ? v : "");
-    } else if (strcmp(a, "--by") == 0) {
-      v = need_value(argc, argv, &i);
-      if (v && strcmp(v, "distance") == 0) by = FARM_PF_BY_DISTANCE;
-      else if (v && strcmp(v, "suboptimality") == 0) by = FARM_PF_BY_SUBOPTIMALITY;
-      else return bad_usage("--by: expected distance or suboptimality, found \"%s\"", v ? v : "");
-    } else {
-      return positional_arg("portfolio", a, NULL);
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      return usage_error(cmd, "unexpected argument \"%s\"", v);
+    case O_DB:
+      db = v;
+      break;
+    case O_SIZE:
+      if (parse_long(v, 1, INT32_MAX, &size) < 0)
+        return usage_error(cmd, "--size: expected an integer >= 1, found \"%s\"", v);
+      break;
+    case O_BY:
+      if (strcmp(v, "distance") == 0) by = FARM_PF_BY_DISTANCE;
+      else if (strcmp(v, "suboptimality") == 0) by = FARM_PF_BY_SUBOPTIMALITY;
+      else return usage_error(cmd, "--by: expected distance or suboptimality, found \"%s\"", v);
+      break;
     }
   }
-  if (!db) return bad_usage("%s needs --db FILE", "portfolio");
-  if (size == 0) return bad_usage("%s needs --size N (the largest portfolio)", "portfolio");
+  if (!db) return usage_error(cmd, "--db FILE is required");
+  if (size == 0) return usage_error(cmd, "--size N is required (the largest portfolio)");
   char err[1024];
   farm_store *st = NULL;
   if (open_readonly(db, &st, err, sizeof err)) return EXIT_BAD_INPUT;
@@ -562,16 +728,15 @@ static void print_metric(const char *name, double v) {
 
 /* Fills pv with def's defaults and then the NAME=VALUE options opts[0..n) (given as `option`,
  * e.g. "--param"). Returns 0, or EXIT_BAD_INPUT after printing why. */
-static int parse_param_opts(const mapf_algo_def *def, const char *const *opts, int n,
-                            const char *option, mapf_params *pv) {
+static int parse_param_opts(const farm_cli_cmd *cmd, const mapf_algo_def *def,
+                            const char *const *opts, int n, const char *option,
+                            mapf_params *pv) {
   mapf_params_default(def, pv);
   for (int k = 0; k < n; k++) {
     char name[64];
     const char *eq = strchr(opts[k], '=');
     if (!eq || eq == opts[k] || (size_t)(eq - opts[k]) >= sizeof name) {
-      fprintf(stderr, "mapfarm: error: %s: expected NAME=VALUE, found \"%s\"\n%s", option,
-              opts[k], usage);
-      return EXIT_BAD_INPUT;
+      return usage_error(cmd, "%s: expected NAME=VALUE, found \"%s\"", option, opts[k]);
     }
     memcpy(name, opts[k], (size_t)(eq - opts[k]));
     name[eq - opts[k]] = '\0';
@@ -580,21 +745,15 @@ static int parse_param_opts(const mapf_algo_def *def, const char *const *opts, i
       const char *names[MAPF_MAX_PARAMS];
       for (int32_t p = 0; p < def->nparams; p++) names[p] = def->params[p].name;
       const char *s = farm_suggest(name, names, def->nparams);
-      fprintf(stderr, "mapfarm: error: %s: %s has no parameter \"%s\"%s%s%s\n", option,
-              def->name, name, s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
-      return EXIT_BAD_INPUT;
+      return input_error(cmd, "%s: %s has no parameter \"%s\"%s%s%s", option, def->name, name,
+                         s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
     }
     mapf_diag d = {0};
-    if (mapf_param_parse(def, idx, eq + 1, &pv->v[idx], &d) != MAPF_OK) {
-      fprintf(stderr, "mapfarm: error: %s: %s\n", option, d.msg);
-      return EXIT_BAD_INPUT;
-    }
+    if (mapf_param_parse(def, idx, eq + 1, &pv->v[idx], &d) != MAPF_OK)
+      return input_error(cmd, "%s: %s", option, d.msg);
   }
   mapf_diag d = {0};
-  if (mapf_params_check(def, pv, &d) != MAPF_OK) {
-    fprintf(stderr, "mapfarm: error: %s: %s\n", option, d.msg);
-    return EXIT_BAD_INPUT;
-  }
+  if (mapf_params_check(def, pv, &d) != MAPF_OK) return input_error(cmd, "%s: %s", option, d.msg);
   return 0;
 }
 
@@ -608,63 +767,71 @@ typedef struct instance_args {
   long long problem; /* --problem K: line K of the scenario file alone, or -1 */
 } instance_args;
 
-/* Consumes argv[*i] (and its value) when it is an instance option. Returns 1 when consumed, 0
- * when not one, or EXIT_BAD_INPUT + 1000 after printing why. Every option of solve and render
- * takes a value, so an option without one is refused here, whichever it is. */
-static int instance_arg(int argc, char **argv, int *i, instance_args *ia, map_dirs *md) {
-  const char *a = argv[*i];
-  if (*i + 1 >= argc) return a[0] == '-' ? 1000 + bad_usage("%s needs a value", a) : 0;
-  const char *v = argv[*i + 1];
-  if (strcmp(a, "--map") == 0) ia->map_path = v;
-  else if (strcmp(a, "--scen") == 0) ia->scen_path = v;
-  else if (strcmp(a, "--generator") == 0) ia->generator = v;
-  else if (strcmp(a, "--maps") == 0) map_dirs_add(md, v);
-  else if (strcmp(a, "--agents") == 0) {
+/* Takes option id (with value v) when it is one of OPTS_INSTANCE. Returns 1 when taken, 0 when
+ * not one of them, or EXIT_BAD_INPUT after printing why. */
+static int instance_opt(const farm_cli_cmd *cmd, int id, const char *v, instance_args *ia,
+                        map_dirs *md) {
+  switch (id) {
+  case O_MAP:
+    ia->map_path = v;
+    return 1;
+  case O_SCEN:
+    ia->scen_path = v;
+    return 1;
+  case O_GENERATOR:
+    ia->generator = v;
+    return 1;
+  case O_MAPS:
+    map_dirs_add(md, v);
+    return 1;
+  case O_AGENTS:
     if (parse_long(v, 1, 100000000, &ia->agents) < 0)
-      return 1000 + bad_usage("--agents: expected an integer >= 1, found \"%s\"", v);
-  } else if (strcmp(a, "--seed") == 0) {
+      return usage_error(cmd, "--agents: expected an integer >= 1, found \"%s\"", v);
+    return 1;
+  case O_SEED:
     if (parse_long(v, 0, 0x7fffffffffffffffLL, &ia->seed) < 0)
-      return 1000 + bad_usage("--seed: expected an integer >= 0, found \"%s\"", v);
-  } else if (strcmp(a, "--generator-param") == 0) {
-    if (ia->ngparams == 64) return 1000 + bad_usage("%s", "too many --generator-param options");
+      return usage_error(cmd, "--seed: expected an integer >= 0, found \"%s\"", v);
+    return 1;
+  case O_GENERATOR_PARAM:
+    if (ia->ngparams == 64) return usage_error(cmd, "too many --generator-param options");
     ia->gparams[ia->ngparams++] = v;
-  } else if (strcmp(a, "--problem") == 0) {
+    return 1;
+  case O_PROBLEM:
     if (parse_long(v, 0, 100000000, &ia->problem) < 0)
-      return 1000 + bad_usage("--problem: expected an integer >= 0, found \"%s\"", v);
-  } else {
+      return usage_error(cmd, "--problem: expected an integer >= 0, found \"%s\"", v);
+    return 1;
+  default:
     return 0;
   }
-  (*i)++;
-  return 1;
 }
 
 /* Checks the instance options of command `cmd`, loads the map into *g and builds the instance
  * into *inst. Returns 0, or EXIT_BAD_INPUT after printing why (nothing to free then). */
-static int make_instance(const char *cmd, instance_args *ia, map_dirs *md, mapf_grid **g,
+static int make_instance(const farm_cli_cmd *cmd, instance_args *ia, map_dirs *md, mapf_grid **g,
                          mapf_instance **inst) {
   *g = NULL;
   *inst = NULL;
-  if (!ia->map_path) return bad_usage("%s needs --map MAP", cmd);
+  if (!ia->map_path) return usage_error(cmd, "--map MAP is required");
   if (!ia->scen_path && !ia->generator)
-    return bad_usage("%s needs --scen FILE or --generator G", cmd);
+    return usage_error(cmd, "--scen FILE or --generator G is required");
   if (ia->scen_path && ia->generator)
-    return bad_usage("%s takes --scen or --generator, not both", cmd);
+    return usage_error(cmd, "--scen and --generator exclude each other: give one");
   const mapf_scengen_def *gdef = ia->generator ? mapf_scengen_find(ia->generator) : NULL;
   if (ia->generator && !gdef) {
     const char *gens[64];
     int32_t k = 0;
     for (; k < mapf_scengen_count() && k < 64; k++) gens[k] = mapf_scengen_at(k)->name;
     const char *s = farm_suggest(ia->generator, gens, k);
-    fprintf(stderr, "mapfarm: error: --generator: unknown generator \"%s\"%s%s%s\n",
-            ia->generator, s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
-    return EXIT_BAD_INPUT;
+    return input_error(cmd, "--generator: unknown generator \"%s\"%s%s%s (mapfarm generators "
+                       "lists them)", ia->generator, s ? "; did you mean \"" : "", s ? s : "",
+                       s ? "\"?" : "");
   }
-  if (ia->generator && ia->agents < 1) return bad_usage("%s needs --agents N", "--generator");
-  if (ia->ngparams > 0 && !gdef) return bad_usage("%s needs --generator G", "--generator-param");
-  if (ia->problem >= 0 && !ia->scen_path) return bad_usage("%s needs --scen FILE", "--problem");
+  if (ia->generator && ia->agents < 1) return usage_error(cmd, "--generator needs --agents N");
+  if (ia->ngparams > 0 && !gdef) return usage_error(cmd, "--generator-param needs --generator G");
+  if (ia->problem >= 0 && !ia->scen_path) return usage_error(cmd, "--problem needs --scen FILE");
   mapf_params gpv;
   if (gdef) {
-    int e = parse_param_opts(gdef->view, ia->gparams, ia->ngparams, "--generator-param", &gpv);
+    int e = parse_param_opts(cmd, gdef->view, ia->gparams, ia->ngparams, "--generator-param", &gpv);
     if (e) return e;
   }
   char pathbuf[4096];
@@ -715,51 +882,64 @@ static int make_instance(const char *cmd, instance_args *ia, map_dirs *md, mapf_
   return 0;
 }
 
-static int cmd_solve(int argc, char **argv) {
-  const char *algo_name = NULL, *trace_path = NULL, *export_path = NULL;
-  instance_args ia = {.seed = 1, .problem = -1};
-  mapf_limits limits = {10000, 0, 0};
+static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *algo_name = NULL, *trace_path = NULL, *export_path = NULL, *v;
+  instance_args ia = {.seed = CLI_SEED, .problem = -1};
+  mapf_limits limits = {SOLVE_STEPS, 0, 0};
   mapf_execution execution = MAPF_EXEC_CHAINS;
   const char *params[64];
   int nparams = 0;
   map_dirs md = {0};
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-    int took = instance_arg(argc, argv, &i, &ia, &md);
-    if (took >= 1000) return took - 1000;
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    int took = instance_opt(cmd, id, v, &ia, &md);
+    if (took == EXIT_BAD_INPUT) return took;
     if (took) continue;
-    if (strcmp(a, "--algo") == 0) algo_name = argv[++i];
-    else if (strcmp(a, "--trace") == 0) trace_path = argv[++i];
-    else if (strcmp(a, "--export-scen") == 0) export_path = argv[++i];
-    else if (strcmp(a, "--steps") == 0) {
-      long long s;
-      v = argv[++i];
-      if (parse_long(v, 0, 0x7fffffffffffffffLL, &s) < 0)
-        return bad_usage("--steps: expected an integer >= 0, found \"%s\"", v);
-      limits.steps = s;
-    } else if (strcmp(a, "--seconds") == 0) {
-      v = argv[++i];
+    long long n;
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      return usage_error(cmd, "unexpected argument \"%s\"", v);
+    case O_ALGO:
+      algo_name = v;
+      break;
+    case O_TRACE:
+      trace_path = v;
+      break;
+    case O_EXPORT_SCEN:
+      export_path = v;
+      break;
+    case O_STEPS:
+      if (parse_long(v, 0, 0x7fffffffffffffffLL, &n) < 0)
+        return usage_error(cmd, "--steps: expected an integer >= 0, found \"%s\"", v);
+      limits.steps = n;
+      break;
+    case O_SECONDS:
       if (parse_double(v, 0, 1e9, &limits.seconds) < 0)
-        return bad_usage("--seconds: expected a number >= 0, found \"%s\"", v);
-    } else if (strcmp(a, "--expansions") == 0) {
-      long long e;
-      v = argv[++i];
-      if (parse_long(v, 0, 0x7fffffffffffffffLL, &e) < 0)
-        return bad_usage("--expansions: expected an integer >= 0, found \"%s\"", v);
-      limits.expansions = e;
-    } else if (strcmp(a, "--execution") == 0) {
-      v = argv[++i];
+        return usage_error(cmd, "--seconds: expected a number >= 0, found \"%s\"", v);
+      break;
+    case O_EXPANSIONS:
+      if (parse_long(v, 0, 0x7fffffffffffffffLL, &n) < 0)
+        return usage_error(cmd, "--expansions: expected an integer >= 0, found \"%s\"", v);
+      limits.expansions = n;
+      break;
+    case O_EXECUTION: {
       int e = mapf_execution_parse(v);
-      if (e < 0) return bad_usage("--execution: expected chains or single-pass, found \"%s\"", v);
+      if (e < 0)
+        return usage_error(cmd, "--execution: expected chains or single-pass, found \"%s\"", v);
       execution = (mapf_execution)e;
-    } else if (strcmp(a, "--param") == 0) {
-      if (nparams == 64) return bad_usage("%s", "too many --param options");
-      params[nparams++] = argv[++i];
-    } else {
-      return bad_usage("unknown option %s for solve", a);
+      break;
+    }
+    case O_PARAM:
+      if (nparams == 64) return usage_error(cmd, "too many --param options");
+      params[nparams++] = v;
+      break;
     }
   }
-  if (!algo_name && limits.steps > 0) return bad_usage("%s needs --algo NAME", "solve");
+  if (!algo_name && limits.steps > 0)
+    return usage_error(cmd, "--algo NAME is required (or --steps 0: no run)");
   map_dirs_env(&md);
 
   const mapf_algo_def *def = NULL;
@@ -771,12 +951,12 @@ static int cmd_solve(int argc, char **argv) {
       int32_t k = 0;
       for (; k < mapf_algo_count() && k < 32; k++) names[k] = mapf_algo_at(k)->name;
       const char *s = farm_suggest(algo_name, names, k);
-      fprintf(stderr, "mapfarm: error: --algo: unknown algorithm \"%s\"%s%s%s\n", algo_name,
-              s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
       free(md.env);
-      return EXIT_BAD_INPUT;
+      return input_error(cmd, "--algo: unknown algorithm \"%s\"%s%s%s (mapfarm algorithms lists "
+                         "them)", algo_name, s ? "; did you mean \"" : "", s ? s : "",
+                         s ? "\"?" : "");
     }
-    int e = parse_param_opts(def, params, nparams, "--param", &pv);
+    int e = parse_param_opts(cmd, def, params, nparams, "--param", &pv);
     if (e) {
       free(md.env);
       return e;
@@ -785,7 +965,7 @@ static int cmd_solve(int argc, char **argv) {
 
   mapf_grid *g = NULL;
   mapf_instance *inst = NULL;
-  int e = make_instance("solve", &ia, &md, &g, &inst);
+  int e = make_instance(cmd, &ia, &md, &g, &inst);
   if (e) {
     free(md.env);
     return e;
@@ -924,33 +1104,40 @@ static int cmd_solve(int argc, char **argv) {
 }
 
 /* `render`: an instance as the selector's input image (farm/image.h). */
-static int cmd_render(int argc, char **argv) {
-  instance_args ia = {.seed = 1, .problem = -1};
-  const char *out_path = NULL;
+static int cmd_render(const farm_cli_cmd *cmd, int argc, char **argv) {
+  instance_args ia = {.seed = CLI_SEED, .problem = -1};
+  const char *out_path = NULL, *v;
   long long size = FARM_IMAGE_SIDE;
   int native = 0;
   map_dirs md = {0};
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i];
-    int took = instance_arg(argc, argv, &i, &ia, &md);
-    if (took >= 1000) return took - 1000;
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    int took = instance_opt(cmd, id, v, &ia, &md);
+    if (took == EXIT_BAD_INPUT) return took;
     if (took) continue;
-    const char *v = argv[++i];
-    if (strcmp(a, "--out") == 0) {
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      return usage_error(cmd, "unexpected argument \"%s\"", v);
+    case O_OUT:
       out_path = v;
-    } else if (strcmp(a, "--size") == 0) {
+      break;
+    case O_SIZE:
       if (strcmp(v, "native") == 0) native = 1;
       else if (parse_long(v, 1, FARM_IMAGE_MAX_SIDE, &size) < 0)
-        return bad_usage("--size: expected native or an integer in [1, 65536], found \"%s\"", v);
-    } else {
-      return bad_usage("unknown option %s for render", a);
+        return usage_error(
+            cmd, "--size: expected native or an integer in [1, %d], found \"%s\"",
+            FARM_IMAGE_MAX_SIDE, v);
+      break;
     }
   }
-  if (!out_path) return bad_usage("%s needs --out FILE", "render");
+  if (!out_path) return usage_error(cmd, "--out FILE.png is required");
   map_dirs_env(&md);
   mapf_grid *g = NULL;
   mapf_instance *inst = NULL;
-  int e = make_instance("render", &ia, &md, &g, &inst);
+  int e = make_instance(cmd, &ia, &md, &g, &inst);
   free(md.env);
   if (e) return e;
   mapf_diag d = {0};
@@ -977,33 +1164,45 @@ static int cmd_render(int argc, char **argv) {
 }
 
 /* `dataset`: images, labels.csv and a train/test split for algorithm selection (dataset.h). */
-static int cmd_dataset(int argc, char **argv) {
-  const char *db = NULL, *out = NULL;
-  long long size = FARM_IMAGE_SIDE, seed = 1;
-  double train = 0.7;
+static int cmd_dataset(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *db = NULL, *out = NULL, *v;
+  long long size = FARM_IMAGE_SIDE, seed = CLI_SEED;
+  double train = DATASET_TRAIN;
   map_dirs md = {0};
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i];
-    if (i + 1 >= argc) return bad_usage("%s needs a value", a);
-    const char *v = argv[++i];
-    if (strcmp(a, "--db") == 0) db = v;
-    else if (strcmp(a, "--out") == 0) out = v;
-    else if (strcmp(a, "--maps") == 0) map_dirs_add(&md, v);
-    else if (strcmp(a, "--size") == 0) {
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      return usage_error(cmd, "unexpected argument \"%s\"", v);
+    case O_DB:
+      db = v;
+      break;
+    case O_OUT:
+      out = v;
+      break;
+    case O_MAPS:
+      map_dirs_add(&md, v);
+      break;
+    case O_SIZE:
       if (parse_long(v, 1, FARM_IMAGE_MAX_SIDE, &size) < 0)
-        return bad_usage("--size: expected an integer in [1, 65536], found \"%s\"", v);
-    } else if (strcmp(a, "--seed") == 0) {
+        return usage_error(cmd, "--size: expected an integer in [1, %d], found \"%s\"",
+                           FARM_IMAGE_MAX_SIDE, v);
+      break;
+    case O_SEED:
       if (parse_long(v, 0, 0x7fffffffffffffffLL, &seed) < 0)
-        return bad_usage("--seed: expected an integer >= 0, found \"%s\"", v);
-    } else if (strcmp(a, "--train") == 0) {
+        return usage_error(cmd, "--seed: expected an integer >= 0, found \"%s\"", v);
+      break;
+    case O_TRAIN:
       if (parse_double(v, 0, 1, &train) < 0)
-        return bad_usage("--train: expected a fraction in [0, 1], found \"%s\"", v);
-    } else {
-      return bad_usage("unknown option %s for dataset", a);
+        return usage_error(cmd, "--train: expected a fraction in [0, 1], found \"%s\"", v);
+      break;
     }
   }
-  if (!db) return bad_usage("%s needs --db FILE", "dataset");
-  if (!out) return bad_usage("%s needs --out DIR", "dataset");
+  if (!db) return usage_error(cmd, "--db FILE is required");
+  if (!out) return usage_error(cmd, "--out DIR is required");
   farm_store *st = NULL;
   char err[1600];
   if (open_readonly(db, &st, err, sizeof err)) return EXIT_BAD_INPUT;
@@ -1022,46 +1221,72 @@ static int cmd_dataset(int argc, char **argv) {
   return 0;
 }
 
-static int cmd_algorithms(void) {
-  for (int32_t i = 0; i < mapf_algo_count(); i++) {
-    const mapf_algo_def *def = mapf_algo_at(i);
-    printf("%s (%s): %s\n", def->name, def->label, def->doc);
-    for (int32_t p = 0; p < def->nparams; p++) {
-      char dv[64];
-      mapf_param_format(def, p, def->params[p].def, dv, sizeof dv);
-      printf("  %-12s default %-8s %s\n", def->params[p].name, dv, def->params[p].doc);
-    }
+/* ---- mapfarm algorithms, generators and reports: the registries (farm/catalog.h) ---- */
+
+/* Parses a command whose only options are flags (argv holds no positional argument); *flag
+ * is set for option flag_id. Returns 0, or EXIT_BAD_INPUT after printing why. */
+static int parse_flags(const farm_cli_cmd *cmd, int argc, char **argv, int flag_id, int *flag) {
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  const char *v;
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    if (id == FARM_CLI_ERROR) return usage_error(cmd, "%s", p.msg);
+    if (id == FARM_CLI_ARG) return usage_error(cmd, "unexpected argument \"%s\"", v);
+    if (id == flag_id) *flag = 1;
   }
+  return 0;
+}
+
+static int cmd_algorithms(const farm_cli_cmd *cmd, int argc, char **argv) {
+  int markdown = 0;
+  int e = parse_flags(cmd, argc, argv, O_MARKDOWN, &markdown);
+  if (e) return e;
+  if (markdown)
+    farm_catalog_algorithms_markdown(stdout);
+  else
+    farm_catalog_algorithms(stdout);
+  return 0;
+}
+
+static int cmd_generators(const farm_cli_cmd *cmd, int argc, char **argv) {
+  int unused = 0;
+  int e = parse_flags(cmd, argc, argv, 0, &unused);
+  if (e) return e;
+  farm_catalog_generators(stdout);
+  return 0;
+}
+
+static int cmd_reports(const farm_cli_cmd *cmd, int argc, char **argv) {
+  int unused = 0;
+  int e = parse_flags(cmd, argc, argv, 0, &unused);
+  if (e) return e;
+  farm_catalog_reports(stdout);
   return 0;
 }
 
 /* ---- mapfarm merge ------------------------------------------------------------------- */
 
-static int cmd_merge(int argc, char **argv) {
-  const char *out = NULL;
+static int cmd_merge(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *out = NULL, *v;
   const char **ins = calloc((size_t)argc, sizeof *ins);
   int32_t nin = 0;
-  int options = 1;
   if (!ins) {
     fprintf(stderr, "mapfarm: error: out of memory\n");
     return EXIT_FAILED_JOBS;
   }
-  for (int i = 2; i < argc; i++) {
-    if (options && strcmp(argv[i], "--") == 0) {
-      options = 0;
-    } else if (options && argv[i][0] == '-' && argv[i][1] != '\0') {
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    if (id == FARM_CLI_ERROR) {
       free(ins);
-      return bad_usage("unknown option %s for merge", argv[i]);
-    } else if (!out) {
-      out = argv[i];
-    } else {
-      ins[nin++] = argv[i];
+      return usage_error(cmd, "%s", p.msg);
     }
+    if (!out) out = v;
+    else ins[nin++] = v;
   }
   if (!out || nin == 0) {
     free(ins);
-    return bad_usage("%s needs an output database and at least one input: mapfarm merge "
-                     "OUT.db IN.db...", "merge");
+    return usage_error(cmd, "expected an output database and at least one input");
   }
   farm_merge_result res;
   char err[1024];
@@ -1128,16 +1353,16 @@ static int cmd_merge(int argc, char **argv) {
 
 /* Parses `--db FILE` (the only option of status and runs) and opens FILE read-only. Returns 0
  * and *st, or an exit status. */
-static int open_db_arg(int argc, char **argv, const char *cmd, farm_store **st) {
-  const char *db = NULL;
-  for (int i = 2; i < argc; i++) {
-    if (strcmp(argv[i], "--db") == 0) {
-      if (!(db = need_value(argc, argv, &i))) return bad_usage("%s needs a file", "--db");
-    } else {
-      return positional_arg(cmd, argv[i], NULL);
-    }
+static int open_db_arg(const farm_cli_cmd *cmd, int argc, char **argv, farm_store **st) {
+  const char *db = NULL, *v;
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    if (id == FARM_CLI_ERROR) return usage_error(cmd, "%s", p.msg);
+    if (id == FARM_CLI_ARG) return usage_error(cmd, "unexpected argument \"%s\"", v);
+    if (id == O_DB) db = v;
   }
-  if (!db) return bad_usage("%s needs --db FILE", cmd);
+  if (!db) return usage_error(cmd, "--db FILE is required");
   char err[1024];
   return open_readonly(db, st, err, sizeof err);
 }
@@ -1189,9 +1414,9 @@ static void print_status_run(const char *prefix, const farm_status_run *r) {
   printf("\n");
 }
 
-static int cmd_status(int argc, char **argv) {
+static int cmd_status(const farm_cli_cmd *cmd, int argc, char **argv) {
   farm_store *st = NULL;
-  int rc = open_db_arg(argc, argv, "status", &st);
+  int rc = open_db_arg(cmd, argc, argv, &st);
   if (rc != 0) return rc;
   farm_status s;
   char err[1024];
@@ -1255,9 +1480,9 @@ static int cmd_status(int argc, char **argv) {
   return 0;
 }
 
-static int cmd_runs(int argc, char **argv) {
+static int cmd_runs(const farm_cli_cmd *cmd, int argc, char **argv) {
   farm_store *st = NULL;
-  int rc = open_db_arg(argc, argv, "runs", &st);
+  int rc = open_db_arg(cmd, argc, argv, &st);
   if (rc != 0) return rc;
   farm_run_row *rows = NULL;
   int32_t n = 0;
@@ -1339,35 +1564,47 @@ static int cmd_runs(int argc, char **argv) {
  * second of every multi-agent algorithm of the registry (or --algo) on random instances, one
  * run per agent count, in the order given (peak RSS is the process's, so list counts
  * ascending). Figures come from farm/bench.c; exit status 1 when a cost is wrong. */
-static int cmd_bench(int argc, char **argv) {
-  const char *what = argc > 2 ? argv[2] : NULL;
-  int astar = what && strcmp(what, "astar") == 0, sim = what && strcmp(what, "sim") == 0;
-  if (!astar && !sim)
-    return bad_usage("bench: expected astar or sim, found \"%s\"", what ? what : "");
-  const char *map_path = NULL, *scen_path = NULL, *algo_name = NULL;
-  const char *agents_arg = "100,500,1000,2000";
-  long long steps = 1000, seed = 1;
+static int cmd_bench(const farm_cli_cmd *cmd, int argc, char **argv) {
+  int astar = strcmp(cmd->name, "bench astar") == 0, sim = !astar;
+  const char *map_path = NULL, *scen_path = NULL, *algo_name = NULL, *v;
+  const char *agents_arg = BENCH_AGENTS;
+  long long steps = BENCH_STEPS, seed = CLI_SEED;
   map_dirs md = {0};
-  for (int i = 3; i < argc; i++) {
-    const char *a = argv[i], *v = need_value(argc, argv, &i);
-    if (!v) return bad_usage("%s needs a value", a);
-    if (strcmp(a, "--map") == 0) map_path = v;
-    else if (strcmp(a, "--maps") == 0) map_dirs_add(&md, v);
-    else if (astar && strcmp(a, "--scen") == 0) scen_path = v;
-    else if (sim && strcmp(a, "--agents") == 0) agents_arg = v;
-    else if (sim && strcmp(a, "--algo") == 0) algo_name = v;
-    else if (sim && strcmp(a, "--steps") == 0) {
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      return usage_error(cmd, "unexpected argument \"%s\"", v);
+    case O_MAP:
+      map_path = v;
+      break;
+    case O_MAPS:
+      map_dirs_add(&md, v);
+      break;
+    case O_SCEN:
+      scen_path = v;
+      break;
+    case O_AGENTS:
+      agents_arg = v;
+      break;
+    case O_ALGO:
+      algo_name = v;
+      break;
+    case O_STEPS:
       if (parse_long(v, 1, 0x7fffffffffffffffLL, &steps) < 0)
-        return bad_usage("--steps: expected an integer >= 1, found \"%s\"", v);
-    } else if (sim && strcmp(a, "--seed") == 0) {
+        return usage_error(cmd, "--steps: expected an integer >= 1, found \"%s\"", v);
+      break;
+    case O_SEED:
       if (parse_long(v, 0, 0x7fffffffffffffffLL, &seed) < 0)
-        return bad_usage("--seed: expected an integer >= 0, found \"%s\"", v);
-    } else {
-      return bad_usage("unknown option %s for bench", a);
+        return usage_error(cmd, "--seed: expected an integer >= 0, found \"%s\"", v);
+      break;
     }
   }
-  if (!map_path) return bad_usage("bench %s needs --map MAP", what);
-  if (astar && !scen_path) return bad_usage("%s needs --scen FILE", "bench astar");
+  if (!map_path) return usage_error(cmd, "--map MAP is required");
+  if (astar && !scen_path) return usage_error(cmd, "--scen FILE is required");
   long long counts[64];
   int ncounts = 0;
   if (sim) {
@@ -1375,18 +1612,19 @@ static int cmd_bench(int argc, char **argv) {
     snprintf(buf, sizeof buf, "%s", agents_arg);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
       if (ncounts == 64 || parse_long(tok, 1, 100000000, &counts[ncounts]) < 0)
-        return bad_usage("--agents: expected integers >= 1 separated by commas, found \"%s\"",
-                         agents_arg);
+        return usage_error(cmd,
+                           "--agents: expected integers >= 1 separated by commas, found \"%s\"",
+                           agents_arg);
       ncounts++;
     }
     if (ncounts == 0)
-      return bad_usage("--agents: expected integers >= 1 separated by commas, found \"%s\"",
-                       agents_arg);
+      return usage_error(cmd, "--agents: expected integers >= 1 separated by commas, found \"%s\"",
+                         agents_arg);
   }
   const mapf_algo_def *only = NULL;
   if (algo_name && !(only = mapf_algo_find(algo_name))) {
-    fprintf(stderr, "mapfarm: error: --algo: unknown algorithm \"%s\"\n", algo_name);
-    return EXIT_BAD_INPUT;
+    return input_error(cmd, "--algo: unknown algorithm \"%s\" (mapfarm algorithms lists them)",
+                       algo_name);
   }
   map_dirs_env(&md);
   char pathbuf[4096];
@@ -1450,43 +1688,109 @@ static int cmd_bench(int argc, char **argv) {
   return status;
 }
 
+/* ---- dispatch ------------------------------------------------------------------------ */
+
+static int cmd_version(const farm_cli_cmd *cmd, int argc, char **argv) {
+  int unused = 0;
+  int e = parse_flags(cmd, argc, argv, 0, &unused);
+  if (e) return e;
+  printf("mapfarm %s (%s)\n", MAPFARM_VERSION, MAPFARM_GIT);
+  return 0;
+}
+
+/* The commands whose name is word, or starts with word and a space ("bench" for "bench
+ * astar" and "bench sim"): prints the help of each to out. Returns how many. */
+static int help_for(FILE *out, const char *word) {
+  int n = 0;
+  size_t len = strlen(word);
+  for (int32_t i = 0; i < NCOMMANDS; i++) {
+    const char *name = commands[i].name;
+    if (strncmp(name, word, len) != 0 || (name[len] != '\0' && name[len] != ' ')) continue;
+    if (n++) fputc('\n', out);
+    farm_cli_help(out, &commands[i]);
+  }
+  return n;
+}
+
+static int cmd_help(const farm_cli_cmd *cmd, int argc, char **argv) {
+  if (argc > 3) return usage_error(cmd, "expected at most one COMMAND");
+  if (argc < 2) {
+    farm_cli_overview(stdout, commands, NCOMMANDS);
+    return 0;
+  }
+  char word[128];
+  snprintf(word, sizeof word, "%s%s%s", argv[1], argc > 2 ? " " : "", argc > 2 ? argv[2] : "");
+  if (help_for(stdout, word) > 0) return 0;
+  return usage_error(cmd, "unknown command \"%s\"", word);
+}
+
+/* The command whose first word is nearest to word ("did you mean"), or NULL. */
+static const farm_cli_cmd *suggest_command(const char *word) {
+  const char *names[NCOMMANDS];
+  char firsts[NCOMMANDS][32];
+  for (int32_t i = 0; i < NCOMMANDS; i++) {
+    snprintf(firsts[i], sizeof firsts[i], "%.*s", (int)strcspn(commands[i].name, " "),
+             commands[i].name);
+    names[i] = firsts[i];
+  }
+  const char *s = farm_suggest(word, names, NCOMMANDS);
+  for (int32_t i = 0; s && i < NCOMMANDS; i++)
+    if (names[i] == s) return &commands[i];
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fputs(usage, stderr);
+    farm_cli_overview(stderr, commands, NCOMMANDS);
     return EXIT_BAD_INPUT;
   }
-  const char *cmd = argv[1];
-  /* `mapfarm CMD --help` anywhere on the line: the usage, exit 0. */
-  for (int i = 2; i < argc; i++)
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(usage, stdout);
+  const char *word = argv[1];
+  if (strcmp(word, "--version") == 0) word = "version";
+  if (strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0) word = "help";
+  /* A command of two words ("bench sim") takes the second from argv[2]. */
+  int words = 0, prefix = 0;
+  const farm_cli_cmd *cmd = NULL;
+  size_t len = strlen(word);
+  for (int32_t i = 0; i < NCOMMANDS && !cmd; i++) {
+    const char *name = commands[i].name;
+    if (strcmp(name, word) == 0) {
+      cmd = &commands[i];
+      words = 1;
+    } else if (strncmp(name, word, len) == 0 && name[len] == ' ') {
+      prefix = 1;
+      if (argc > 2 && strcmp(name + len + 1, argv[2]) == 0) {
+        cmd = &commands[i];
+        words = 2;
+      }
+    }
+  }
+  if (!cmd && prefix) {
+    /* "bench" alone, or with an unknown subcommand: its commands' usage (help when asked). */
+    if (farm_cli_wants_help(argc - 1, argv + 1)) {
+      help_for(stdout, word);
       return 0;
     }
-  if (strcmp(cmd, "run") == 0) return cmd_run(argc, argv);
-  if (strcmp(cmd, "expand") == 0) return cmd_expand(argc, argv);
-  if (strcmp(cmd, "solve") == 0) return cmd_solve(argc, argv);
-  if (strcmp(cmd, "render") == 0) return cmd_render(argc, argv);
-  if (strcmp(cmd, "dataset") == 0) return cmd_dataset(argc, argv);
-  if (strcmp(cmd, "report") == 0) return cmd_report(argc, argv);
-  if (strcmp(cmd, "portfolio") == 0) return cmd_portfolio(argc, argv);
-  if (strcmp(cmd, "algorithms") == 0) return cmd_algorithms();
-  if (strcmp(cmd, "merge") == 0) return cmd_merge(argc, argv);
-  if (strcmp(cmd, "status") == 0) return cmd_status(argc, argv);
-  if (strcmp(cmd, "runs") == 0) return cmd_runs(argc, argv);
-  if (strcmp(cmd, "bench") == 0) return cmd_bench(argc, argv);
-  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-    printf("mapfarm %s (%s)\n", MAPFARM_VERSION, MAPFARM_GIT);
+    if (argc > 2)
+      fprintf(stderr, "mapfarm %s: error: unknown subcommand \"%s\"\n", word, argv[2]);
+    else
+      fprintf(stderr, "mapfarm %s: error: a subcommand is required\n", word);
+    for (int32_t i = 0; i < NCOMMANDS; i++)
+      if (strncmp(commands[i].name, word, len) == 0 && commands[i].name[len] == ' ')
+        farm_cli_usage(stderr, &commands[i]);
+    return EXIT_BAD_INPUT;
+  }
+  if (!cmd) {
+    const farm_cli_cmd *near = suggest_command(word);
+    const char *s = near ? near->name : "";
+    fprintf(stderr, "mapfarm: error: unknown command \"%s\"%s%.*s%s; `mapfarm help` lists the "
+            "commands\n", word, near ? " (did you mean \"" : "", (int)strcspn(s, " "), s,
+            near ? "\"?)" : "");
+    return EXIT_BAD_INPUT;
+  }
+  /* `mapfarm CMD --help` (anywhere before "--"): that command's help alone. */
+  if (farm_cli_wants_help(argc - words, argv + words)) {
+    farm_cli_help(stdout, cmd);
     return 0;
   }
-  if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-    fputs(usage, stdout);
-    return 0;
-  }
-  static const char *const cmds[] = {"run",    "expand", "solve", "report", "algorithms",
-                                     "merge",  "status", "runs",  "bench",  "portfolio",
-                                     "render", "dataset", NULL};
-  const char *s = farm_suggest(cmd, cmds, -1);
-  fprintf(stderr, "mapfarm: error: unknown command \"%s\"%s%s%s\n%s", cmd,
-          s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "", usage);
-  return EXIT_BAD_INPUT;
+  return cmd->run(cmd, argc - words, argv + words);
 }

@@ -654,54 +654,55 @@ static void gen_name(const mapf_mapgen_params *g, char *buf, size_t n, char *exa
   snprintf(exact, ne, "generate:%s:%.17g", buf, g->kind == MAPF_MAPGEN_RANDOM ? density : 0.0);
 }
 
-/* The keys of `generate`, declared once: name, type, inclusive range, default, which kinds take
- * it and where it goes in mapf_mapgen_params. parse_generate reads only this table, the README
- * documents it, and tests/test_plan.c checks that the defaults agree with core/mapgen.c
- * (mapf_mapgen_defaults). `kind` comes first: it decides which other keys apply. */
-typedef enum { GEN_KIND, GEN_INT, GEN_REAL, GEN_U64 } gen_type;
-
+/* The keys of `generate`, declared once (plan.h): parse_generate reads only this table,
+ * `mapfarm generators` lists it, and tests/test_plan.c checks that the defaults agree with
+ * core/mapgen.c (mapf_mapgen_defaults). `kind` comes first: it decides which other keys
+ * apply. */
 #define GEN_RANDOM (1u << MAPF_MAPGEN_RANDOM)
 #define GEN_ROOMS (1u << MAPF_MAPGEN_ROOMS)
 #define GEN_MAZE (1u << MAPF_MAPGEN_MAZE)
 #define GEN_ALL (GEN_RANDOM | GEN_ROOMS | GEN_MAZE)
 
-typedef struct gen_key {
-  const char *name;
-  gen_type type;
-  double min, max; /* inclusive; GEN_U64 takes any 64-bit value */
-  double def;      /* default when not given */
-  int required;
-  unsigned kinds;  /* bit k: kind k takes this key */
-  size_t offset;   /* of the field in mapf_mapgen_params */
-} gen_key;
+typedef farm_gen_key gen_key;
 
 static const gen_key gen_keys[] = {
-    {"kind", GEN_KIND, 0, 0, 0, 1, GEN_ALL, offsetof(mapf_mapgen_params, kind)},
-    {"width", GEN_INT, 1, MAPF_GRID_MAX_SIDE, 0, 1, GEN_ALL, offsetof(mapf_mapgen_params, width)},
-    {"height", GEN_INT, 1, MAPF_GRID_MAX_SIDE, 0, 1, GEN_ALL,
-     offsetof(mapf_mapgen_params, height)},
-    {"density", GEN_REAL, 0, 0.9, 0.2, 0, GEN_RANDOM, offsetof(mapf_mapgen_params, density)},
-    {"room", GEN_INT, 2, MAPF_GRID_MAX_SIDE, 8, 0, GEN_ROOMS, offsetof(mapf_mapgen_params, room)},
-    {"doors", GEN_INT, 1, MAPF_GRID_MAX_SIDE, 1, 0, GEN_ROOMS,
-     offsetof(mapf_mapgen_params, doors)},
-    {"corridor", GEN_INT, 1, MAPF_GRID_MAX_SIDE, 1, 0, GEN_MAZE,
-     offsetof(mapf_mapgen_params, corridor)},
-    {"seed", GEN_U64, 0, 0, 0, 0, GEN_ALL, offsetof(mapf_mapgen_params, seed)},
+    {"kind", FARM_GEN_KIND, 0, 0, 0, 1, GEN_ALL, offsetof(mapf_mapgen_params, kind),
+     "the generator: random, rooms or maze"},
+    {"width", FARM_GEN_INT, 1, MAPF_GRID_MAX_SIDE, 0, 1, GEN_ALL,
+     offsetof(mapf_mapgen_params, width), "columns of the map"},
+    {"height", FARM_GEN_INT, 1, MAPF_GRID_MAX_SIDE, 0, 1, GEN_ALL,
+     offsetof(mapf_mapgen_params, height), "rows of the map"},
+    {"density", FARM_GEN_REAL, 0, 0.9, 0.2, 0, GEN_RANDOM, offsetof(mapf_mapgen_params, density),
+     "probability that a cell is blocked"},
+    {"room", FARM_GEN_INT, 2, MAPF_GRID_MAX_SIDE, 8, 0, GEN_ROOMS,
+     offsetof(mapf_mapgen_params, room), "side of a room's interior, in cells"},
+    {"doors", FARM_GEN_INT, 1, MAPF_GRID_MAX_SIDE, 1, 0, GEN_ROOMS,
+     offsetof(mapf_mapgen_params, doors), "one-cell openings in each wall between two rooms"},
+    {"corridor", FARM_GEN_INT, 1, MAPF_GRID_MAX_SIDE, 1, 0, GEN_MAZE,
+     offsetof(mapf_mapgen_params, corridor), "width of corridors and walls, in cells"},
+    {"seed", FARM_GEN_U64, 0, 0, 0, 0, GEN_ALL, offsetof(mapf_mapgen_params, seed),
+     "the map's seed (the plan's seed does not change it)"},
 };
 
 #define GEN_NKEYS ((int32_t)(sizeof gen_keys / sizeof gen_keys[0]))
+
+int32_t farm_gen_key_count(void) { return GEN_NKEYS; }
+
+const farm_gen_key *farm_gen_key_at(int32_t i) {
+  return i >= 0 && i < GEN_NKEYS ? &gen_keys[i] : NULL;
+}
 
 /* Stores x in the field of p that key k names. */
 static void gen_set(mapf_mapgen_params *p, const gen_key *k, double x, uint64_t u) {
   char *field = (char *)p + k->offset;
   switch (k->type) {
-  case GEN_INT:
+  case FARM_GEN_INT:
     *(int32_t *)(void *)field = (int32_t)x;
     break;
-  case GEN_REAL:
+  case FARM_GEN_REAL:
     *(double *)(void *)field = x;
     break;
-  case GEN_U64:
+  case FARM_GEN_U64:
     *(uint64_t *)(void *)field = u;
     break;
   default:
@@ -755,14 +756,14 @@ static void parse_generate(pctx *c, farm_map_spec *ms, const pnode *g) {
     double r;
     uint64_t u;
     switch (k->type) {
-    case GEN_INT:
+    case FARM_GEN_INT:
       if (get_int(c, v, k->name, (long long)k->min, (long long)k->max, &x) == 0)
         gen_set(p, k, (double)x, 0);
       break;
-    case GEN_REAL:
+    case FARM_GEN_REAL:
       if (get_real(c, v, k->name, k->min, k->max, &r) == 0) gen_set(p, k, r, 0);
       break;
-    case GEN_U64:
+    case FARM_GEN_U64:
       if (get_u64(c, v, k->name, &u) == 0) gen_set(p, k, 0, u);
       break;
     default:

@@ -64,6 +64,17 @@ const char *const farm_report_names[] = {"completion-rate",    "completion-time"
                                          "suboptimality",      "portfolio",
                                          "problem-types",      NULL};
 
+const char *farm_report_doc(const char *name) {
+  for (int32_t i = 0; name && i < REPORT_COUNT; i++)
+    if (strcmp(name, report_defs[i].name) == 0) return report_defs[i].title;
+  if (name && strcmp(name, "portfolio") == 0)
+    return "Algorithm performance on all problems: the labels and the selectors over them "
+           "(thesis Table 5.1)";
+  if (name && strcmp(name, "problem-types") == 0)
+    return "Completion rate (%) by problem type (thesis Table 5.2)";
+  return NULL;
+}
+
 /* Per map and label: jobs that ran, and the sum and count of the metric's non-NULL values. */
 typedef struct report_acc {
   int64_t jobs, n;

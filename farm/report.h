@@ -30,6 +30,10 @@ int farm_report_check_dim(const char *dim, char *err, size_t errlen);
  * label ran on; rows and columns are fixed, so --rows and --cols are refused). */
 extern const char *const farm_report_names[];
 
+/* One line saying what report `name` shows (its title), or NULL for a name not in
+ * farm_report_names. The string is static. */
+const char *farm_report_doc(const char *name);
+
 /* Writes report `name` to out. Returns 0, or -1 with err (unknown name: the message lists the
  * valid names and suggests the nearest). */
 int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, FILE *out,

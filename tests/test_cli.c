@@ -380,7 +380,7 @@ Test(cli, render_writes_instance_images) {
   cr_assert(strstr(err, "--problem 5: the scenario has only 5 lines"), "%s", err);
   free(err);
   cr_assert_eq(mapfarm(NULL, &err, "render --map '%s' --generator random --agents 3", map), 2);
-  cr_assert(strstr(err, "render needs --out FILE"), "%s", err);
+  cr_assert(strstr(err, "mapfarm render: error: --out FILE.png is required"), "%s", err);
   free(err);
   char bad[600];
   snprintf(bad, sizeof bad, "%s/no/such/dir/x.png", tmpdir);
@@ -955,4 +955,142 @@ Test(cli, plot_tools_write_the_report_csv_and_a_png) {
            "param:push --mark maybe,20 >/dev/null 2>&1",
            MAPFARM_BINARY, MAPFARM_SOURCE_DIR, db, tmpdir);
   cr_expect_neq(system(cmd), 0);
+}
+
+/* ---- the command line: usage, help and options (farm/cli.h) --------------------------- */
+
+/* The "--name" words of text[0..len) (a usage or the options of a help), sorted, one per
+ * line. */
+static void option_words(const char *text, size_t len, char *buf, size_t n) {
+  char words[64][40];
+  int nw = 0;
+  for (size_t i = 0; i + 2 < len && nw < 64; i++) {
+    if (strncmp(text + i, "--", 2) != 0 || (i > 0 && text[i - 1] != ' ' && text[i - 1] != '[' &&
+                                            text[i - 1] != '(' && text[i - 1] != '\n'))
+      continue;
+    size_t k = strspn(text + i + 2, "abcdefghijklmnopqrstuvwxyz-");
+    if (k == 0 || i + 2 + k > len) continue;
+    char w[40];
+    snprintf(w, sizeof w, "%.*s", (int)k, text + i + 2);
+    int seen = 0;
+    for (int j = 0; j < nw; j++) seen |= strcmp(words[j], w) == 0;
+    if (!seen) snprintf(words[nw++], sizeof words[0], "%s", w);
+  }
+  qsort(words, (size_t)nw, sizeof words[0], (int (*)(const void *, const void *))strcmp);
+  buf[0] = '\0';
+  for (int j = 0; j < nw; j++)
+    snprintf(buf + strlen(buf), n - strlen(buf), "%s\n", words[j]);
+}
+
+/* Every command of the overview has a help of its own, exit 0, whose synopsis names exactly
+ * the options it describes (the table's synopsis and option rows agree). */
+Test(cli, every_command_has_a_help_whose_synopsis_names_its_options) {
+  char *over, *err;
+  cr_assert_eq(mapfarm(&over, &err, "--help"), 0, "%s", err);
+  free(err);
+  char *again;
+  cr_assert_eq(mapfarm(&again, NULL, "help"), 0);
+  cr_assert_str_eq(over, again);
+  free(again);
+  const char *p = strstr(over, "commands:\n");
+  cr_assert(p, "%s", over);
+  int ncmds = 0;
+  for (p = strchr(p, '\n') + 1; strncmp(p, "  ", 2) == 0; p = strchr(p, '\n') + 1) {
+    /* "  bench sim    agent-steps ...": the name ends at two spaces. */
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(strstr(p + 2, "  ") - p - 2), p + 2);
+    for (int h = 0; h < 2; h++) {
+      char *out;
+      int rc = mapfarm(&out, &err, "%s %s", name, h ? "-h" : "--help");
+      cr_assert_eq(rc, 0, "%s --help: exit %d: %s", name, rc, err);
+      char head[96];
+      snprintf(head, sizeof head, "usage: mapfarm %s", name);
+      cr_assert(strncmp(out, head, strlen(head)) == 0, "%s", out);
+      /* This command's usage only. */
+      cr_assert_null(strstr(out + 1, "usage:"), "%s", out);
+      const char *opts = strstr(out, "\noptions:\n");
+      cr_assert(opts, "%s", out);
+      char in_usage[2048], in_options[2048];
+      option_words(out, (size_t)(strstr(out, "\n\n") - out), in_usage, sizeof in_usage);
+      option_words(opts, strlen(opts), in_options, sizeof in_options);
+      /* The options list adds --help, which no synopsis repeats. */
+      char with_help[2100];
+      snprintf(with_help, sizeof with_help, "%s", in_usage);
+      char *at = with_help;
+      while (*at && strncmp(at, "help\n", 5) < 0 && strchr(at, '\n')) at = strchr(at, '\n') + 1;
+      memmove(at + 5, at, strlen(at) + 1);
+      memcpy(at, "help\n", 5);
+      cr_assert_str_eq(with_help, in_options, "%s: the synopsis names\n%sthe options are\n%s",
+                       name, in_usage, in_options);
+      free(out);
+      free(err);
+    }
+    ncmds++;
+  }
+  cr_assert_geq(ncmds, 17, "%s", over);
+  free(over);
+}
+
+/* A mistyped option: its suggestion, that command's usage alone, exit 2; getopt_long's
+ * prefix matching would have taken --thread as --threads. */
+Test(cli, an_unknown_option_gets_a_suggestion_and_the_command_usage_only) {
+  char *out, *err;
+  cr_assert_eq(mapfarm(&out, &err, "run --thread 2 plan.yaml --db x.db"), 2);
+  cr_assert_str_eq(out, "");
+  const char *want =
+      "mapfarm run: error: unknown option \"--thread\" (did you mean \"--threads\"?)\n"
+      "usage: mapfarm run PLAN.yaml --db FILE [--threads N] [--shard I/N] [--maps DIR] "
+      "[--retry-failed]\n"
+      "`mapfarm run --help` describes every option.\n";
+  cr_assert_str_eq(err, want);
+  free(out);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "report --db x.db --format=md --col map completion-rate"), 2);
+  cr_assert(strstr(err, "mapfarm report: error: unknown option \"--col\" (did you mean "
+                        "\"--cols\"?)\nusage: mapfarm report NAME"), "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "solve --agnets=3"), 2);
+  cr_assert(strstr(err, "unknown option \"--agnets\" (did you mean \"--agents\"?)"), "%s", err);
+  cr_assert_null(strstr(err, "mapfarm run"), "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "expand x.yaml --list=yes"), 2);
+  cr_assert(strncmp(err, "mapfarm expand: error: --list takes no value\n", 45) == 0, "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "status --db"), 2);
+  cr_assert(strncmp(err, "mapfarm status: error: --db needs a value (FILE)\n", 49) == 0, "%s",
+            err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "bench sim --map x.map --scen y.scen"), 2);
+  cr_assert(strstr(err, "mapfarm bench sim: error: unknown option \"--scen\""), "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "bench"), 2);
+  cr_assert(strstr(err, "usage: mapfarm bench astar") && strstr(err, "usage: mapfarm bench sim"),
+            "%s", err);
+  free(err);
+}
+
+/* `--opt=value` and `--opt value` mean the same, for every kind of command. */
+Test(cli, option_values_after_an_equals_sign) {
+  char plan[512], db1[600], db2[600], *out1, *out2, *err;
+  plan_path(plan, sizeof plan, "small.yaml");
+  snprintf(db1, sizeof db1, "%s/eq1.db", tmpdir);
+  snprintf(db2, sizeof db2, "%s/eq2.db", tmpdir);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db='%s' --threads=2 --shard=1/2", plan, db1), 0,
+               "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --threads 2 --shard 1/2", plan, db2), 0,
+               "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(&out1, NULL, "report --db='%s' --format=csv --rows=agents completion-rate",
+                       db1), 0);
+  cr_assert_eq(mapfarm(&out2, NULL, "report --db '%s' --format csv --rows agents completion-rate",
+                       db2), 0);
+  cr_assert(strlen(out1) > 20, "%s", out1);
+  cr_assert_str_eq(out1, out2);
+  free(out1);
+  free(out2);
+  cr_assert_eq(mapfarm(&out1, &err, "status --db='%s'", db1), 0, "%s", err);
+  cr_assert(strstr(out1, "only 1 of 2 shards"), "%s", out1);
+  free(out1);
+  free(err);
 }

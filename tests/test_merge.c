@@ -356,7 +356,7 @@ Test(merge, bad_command_lines_are_usage_errors) {
   run_single_and_shards();
   char *err;
   cr_assert_eq(mapfarm(NULL, &err, "merge m.db"), 2);
-  cr_assert(strstr(err, "mapfarm: error: merge needs an output database and at least one "
+  cr_assert(strstr(err, "mapfarm merge: error: expected an output database and at least one "
                         "input") != NULL,
             "%s", err);
   cr_assert(strstr(err, "usage:") != NULL, "%s", err);
@@ -365,7 +365,7 @@ Test(merge, bad_command_lines_are_usage_errors) {
   cr_assert_eq(mapfarm(NULL, &err, "merge"), 2);
   free(err);
   cr_assert_eq(mapfarm(NULL, &err, "merge --into m.db s1.db"), 2);
-  cr_assert(strstr(err, "unknown option --into") != NULL, "%s", err);
+  cr_assert(strstr(err, "mapfarm merge: error: unknown option \"--into\"") != NULL, "%s", err);
   free(err);
   /* An input that is the output itself. */
   cr_assert_eq(mapfarm(NULL, &err, "merge s1.db s2.db ./s1.db"), 2);

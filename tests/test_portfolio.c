@@ -661,7 +661,8 @@ Test(portfolio, command_prints_the_steps_and_refuses_a_bad_size) {
     cr_expect_eq(mapfarm(&out, &err, "portfolio --db '%s' --size '%s'", path, bad[i]), 2,
                  "--size '%s'", bad[i]);
     char want[128];
-    snprintf(want, sizeof want, "mapfarm: error: --size: expected an integer >= 1, found \"%s\"\n",
+    snprintf(want, sizeof want,
+             "mapfarm portfolio: error: --size: expected an integer >= 1, found \"%s\"\n",
              bad[i]);
     cr_expect(strncmp(err, want, strlen(want)) == 0, "got: %s", err);
     cr_expect_str_eq(out, "");
@@ -669,7 +670,7 @@ Test(portfolio, command_prints_the_steps_and_refuses_a_bad_size) {
     free(err);
   }
   cr_expect_eq(mapfarm(&out, &err, "portfolio --db '%s'", path), 2);
-  cr_expect(strstr(err, "portfolio needs --size N") != NULL, "got: %s", err);
+  cr_expect(strstr(err, "mapfarm portfolio: error: --size N is required") != NULL, "got: %s", err);
   free(out);
   free(err);
   cr_expect_eq(mapfarm(&out, &err, "portfolio --db '%s' --size 2 --where 'nope = 1'", path), 2);

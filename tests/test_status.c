@@ -271,9 +271,9 @@ Test(status, a_missing_or_foreign_file_exits_2_and_is_not_created) {
   free(text);
 
   cr_assert_eq(mapfarm(NULL, &err, "status"), 2);
-  cr_assert(strstr(err, "status needs --db FILE") != NULL, "%s", err);
+  cr_assert(strstr(err, "mapfarm status: error: --db FILE is required") != NULL, "%s", err);
   free(err);
   cr_assert_eq(mapfarm(NULL, &err, "status --db x.db --threads 2"), 2);
-  cr_assert(strstr(err, "unknown option --threads for status") != NULL, "%s", err);
+  cr_assert(strstr(err, "mapfarm status: error: unknown option \"--threads\"") != NULL, "%s", err);
   free(err);
 }

@@ -12,12 +12,15 @@
 #
 #   tools/paper-report.sh DB OUTDIR
 #
-# MAPFARM names the binary (default build/mapfarm).
+# MAPFARM names the binary (default: the build or installation beside this script, else
+# mapfarm on PATH; tools/find-mapfarm.sh).
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 DB OUTDIR" >&2; exit 2; }
 db=$1 dir=$2
 here=$(dirname "$0")
-bin=${MAPFARM:-$here/../build/mapfarm}
+. "$here/find-mapfarm.sh"
+find_mapfarm || exit 2
+bin=$MAPFARM_BIN
 mkdir -p "$dir"
 table() { # NAME REPORT [OPTIONS...]
   local name=$1 report=$2

@@ -8,7 +8,7 @@
 # row and column included) and OUT.png (gnuplot; the Overall row and column are not drawn).
 # REPORT is completion-rate (default), completion-time or travel-distance; further options go
 # to `mapfarm report`, e.g. --where "map = 'dao/lak307d.map'". MAPFARM names the binary
-# (default build/mapfarm).
+# (default: the build or installation beside this script, else mapfarm on PATH).
 set -euo pipefail
 usage() { echo "usage: $0 DB OUT [completion-rate|completion-time|travel-distance] [report options...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
@@ -16,7 +16,9 @@ db=$1 out=$2
 shift 2
 report=completion-rate
 if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then report=$1; shift; fi
-bin=${MAPFARM:-$(dirname "$0")/../build/mapfarm}
+. "$(dirname "$0")/find-mapfarm.sh"
+find_mapfarm || exit 2
+bin=$MAPFARM_BIN
 command -v gnuplot >/dev/null || { echo "$0: error: gnuplot is not installed (apt-get install gnuplot-nox)" >&2; exit 1; }
 
 "$bin" report --db "$db" "$report" --rows agents --format csv "$@" >"$out.csv"

@@ -8,7 +8,7 @@
 # OUT.csv (`mapfarm report DB REPORT --rows ROWS --cols COLS --format csv`) and OUT.png; the
 # Overall row and column are left out of the picture. --mark frames one cell, named by its
 # column and row headers as the CSV prints them (e.g. --mark 32,1.4142135623731 for the
-# paper's choice). MAPFARM names the binary (default build/mapfarm).
+# paper's choice). MAPFARM names the binary (default: the build or installation beside this script, else mapfarm on PATH).
 #
 #   tools/plot-heatmap.sh sweep.db rate completion-rate param:vision param:expansions \
 #       --mark 32,1.4142135623731 --where "agents = 400"
@@ -19,7 +19,9 @@ db=$1 out=$2 report=$3 rows=$4 cols=$5
 shift 5
 mark=
 if [ $# -ge 2 ] && [ "$1" = --mark ]; then mark=$2; shift 2; fi
-bin=${MAPFARM:-$(dirname "$0")/../build/mapfarm}
+. "$(dirname "$0")/find-mapfarm.sh"
+find_mapfarm || exit 2
+bin=$MAPFARM_BIN
 command -v gnuplot >/dev/null || { echo "$0: error: gnuplot is not installed (apt-get install gnuplot-nox)" >&2; exit 1; }
 
 "$bin" report --db "$db" "$report" --rows "$rows" --cols "$cols" --format csv "$@" >"$out.csv"

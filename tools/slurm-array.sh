@@ -37,7 +37,9 @@ set -euo pipefail
 PLAN=${PLAN:-configs/quick.yaml}          # the plan to run
 N=${N:-8}                                 # shards, one array task each
 RESULTS=${RESULTS:-$PWD/results}          # shared directory: shard databases and merged.db
-MAPFARM=${MAPFARM:-mapfarm}               # the binary: an absolute path, or a name on PATH
+MAPFARM=${MAPFARM:-}                      # the binary: a path or a name on PATH; unset: the
+                                          # build or installation beside this script, else
+                                          # mapfarm on PATH (tools/find-mapfarm.sh)
 MAPS=${MAPS:-}                            # a --maps DIR for MovingAI maps (optional)
 SBATCH_ARGS=${SBATCH_ARGS:-}              # more sbatch options, e.g. "--partition=long -A proj"
 MERGE_TIME=${MERGE_TIME:-01:00:00}        # time limit of the merge job
@@ -144,12 +146,12 @@ submit() {
   plan=$(abspath "$PLAN")
   results=$(cd -- "$RESULTS" && pwd)
   self=$(abspath "${BASH_SOURCE[0]}")
-  if [[ "$MAPFARM" == */* ]]; then
-    [ -x "$MAPFARM" ] || die "MAPFARM=$MAPFARM: not an executable"
-    mapfarm=$(abspath "$MAPFARM")
-  else
-    mapfarm=$(command -v -- "$MAPFARM") || die "MAPFARM=$MAPFARM: not found on PATH"
-  fi
+  # Only here, on the login node: the jobs run a copy of this script that Slurm keeps
+  # elsewhere, and get the binary's absolute path from the command line.
+  . "$(dirname -- "${BASH_SOURCE[0]}")/find-mapfarm.sh"
+  find_mapfarm || die "no mapfarm binary (above)"
+  mapfarm=$(abspath "$MAPFARM_BIN")
+  echo "mapfarm: $mapfarm"
   local maps_opt=()
   if [ -n "$MAPS" ]; then
     maps=$(cd -- "$MAPS" && pwd)
