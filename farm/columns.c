@@ -166,7 +166,8 @@ const farm_column *farm_column_report(const char *report) {
   return NULL;
 }
 
-void farm_column_value(const farm_column *c, const farm_row *row, farm_value *v) {
+/* Inlined into the store's binding loop (farm_columns_bind), which runs for every job. */
+static inline void column_value(const farm_column *c, const farm_row *row, farm_value *v) {
   const farm_record *rec = row->rec;
   const mapf_result *res = rec->res;
   v->type = SQLITE_NULL;
@@ -218,6 +219,35 @@ void farm_column_value(const farm_column *c, const farm_row *row, farm_value *v)
   case FARM_CT_NONE:
     break;
   }
+}
+
+void farm_column_value(const farm_column *c, const farm_row *row, farm_value *v) {
+  column_value(c, row, v);
+}
+
+int farm_columns_bind(sqlite3_stmt *s, const farm_row *row, farm_value *vals) {
+  int k = 0;
+  for (int32_t i = 0; i < NCOLUMNS; i++) {
+    const farm_column *c = &farm_columns[i];
+    if (c->src == FARM_COL_ROWID) continue;
+    farm_value *v = &vals[k++];
+    column_value(c, row, v);
+    switch (v->type) {
+    case SQLITE_INTEGER:
+      sqlite3_bind_int64(s, k, v->i);
+      break;
+    case SQLITE_FLOAT:
+      sqlite3_bind_double(s, k, v->r);
+      break;
+    case SQLITE_TEXT:
+      sqlite3_bind_text(s, k, v->s, v->len, SQLITE_STATIC);
+      break;
+    default:
+      sqlite3_bind_null(s, k);
+      break;
+    }
+  }
+  return k;
 }
 
 void farm_columns_print(FILE *f, const farm_record *rec) {

@@ -108,6 +108,11 @@ const farm_column *farm_column_report(const char *report);
 /* Fills v with c's value for row (c must not be the ROWID column). */
 void farm_column_value(const farm_column *c, const farm_row *row, farm_value *v);
 
+/* Binds the value of every column but the rowid, in table order, to parameters 1, 2, ... of s
+ * (the store's INSERT), text without a copy: row, its record and vals (FARM_MAX_COLUMNS values
+ * of scratch) must stay as they are until s is stepped. Returns the number of parameters. */
+int farm_columns_bind(sqlite3_stmt *s, const farm_row *row, farm_value *vals);
+
 /* Prints the "name: value" lines of `mapfarm solve` for rec (its res, map, agents, algorithm and
  * params): reals with 6 significant digits, NULL as NULL. */
 void farm_columns_print(FILE *f, const farm_record *rec);

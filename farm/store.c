@@ -1286,31 +1286,10 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
   const mapf_result *res = r->res;
   int failed = res->status == MAPF_STATUS_ERROR;
   sqlite3_stmt *s = st->put_result;
-  /* Parameter k is the k-th column written (put_result_sql); text is bound without a copy, so
-   * the values (hex digits among them) stay in vals until the step. */
+  /* Parameter k is the k-th column written (put_result_sql). */
   farm_row row = {.rec = r, .run_id = run_id, .finished_at = now};
   farm_value vals[FARM_MAX_COLUMNS];
-  int k = 0;
-  for (int32_t i = 0; i < farm_ncolumns; i++) {
-    const farm_column *c = &farm_columns[i];
-    if (c->src == FARM_COL_ROWID) continue;
-    farm_value *v = &vals[k++];
-    farm_column_value(c, &row, v);
-    switch (v->type) {
-    case SQLITE_INTEGER:
-      sqlite3_bind_int64(s, k, v->i);
-      break;
-    case SQLITE_FLOAT:
-      sqlite3_bind_double(s, k, v->r);
-      break;
-    case SQLITE_TEXT:
-      sqlite3_bind_text(s, k, v->s, v->len, SQLITE_STATIC);
-      break;
-    default:
-      sqlite3_bind_null(s, k);
-      break;
-    }
-  }
+  farm_columns_bind(s, &row, vals);
   /* One row changed: a new row, whose id is the last inserted rowid (a new one: ids are never
    * those of rows still present), or a replaced error row, for which that rowid stays as it
    * was (agent_results, WITHOUT ROWID, never sets it). None: the key was there; left alone. */
