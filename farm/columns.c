@@ -24,7 +24,7 @@
 static void set_text(farm_value *v, const char *s) {
   v->type = SQLITE_TEXT;
   v->s = s;
-  v->len = (int)strlen(s);
+  v->len = -1; /* NUL-terminated: SQLite then marks the value so, and copies it less */
 }
 
 static void get_run_id(const farm_row *row, farm_value *v) {

@@ -69,7 +69,7 @@ typedef struct farm_row {
 /* One column's value for one job. Text points into the record, a static string or hex. */
 typedef struct farm_value {
   int type; /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_TEXT */
-  int len;  /* bytes of s */
+  int len;  /* bytes of s, or -1: s is NUL-terminated */
   int64_t i;
   double r;
   const char *s;

@@ -180,7 +180,8 @@ Test(columns, an_error_row_has_null_metrics) {
   }
   farm_value v;
   farm_column_value(farm_column_find("limit_hit"), &row, &v);
-  cr_expect_eq(v.len, 0);
+  cr_expect_eq(v.type, SQLITE_TEXT);
+  cr_expect_str_eq(v.s, "");
   farm_column_value(farm_column_find("message"), &row, &v);
   cr_expect_eq(v.len, 6);
   cr_expect_eq(strncmp(v.s, "no way", 6), 0);

@@ -825,8 +825,9 @@ static void expect_stored_as_the_table_says(farm_store *st, const farm_record *r
       if (type == SQLITE_INTEGER) cr_expect_eq(sqlite3_column_int64(s, 0), v.i, "%s", c->name);
       if (type == SQLITE_FLOAT) cr_expect_eq(sqlite3_column_double(s, 0), v.r, "%s", c->name);
       if (type == SQLITE_TEXT) {
-        cr_expect_eq(sqlite3_column_bytes(s, 0), v.len, "%s", c->name);
-        cr_expect_eq(memcmp(sqlite3_column_text(s, 0), v.s, (size_t)v.len), 0, "%s", c->name);
+        int len = v.len < 0 ? (int)strlen(v.s) : v.len;
+        cr_expect_eq(sqlite3_column_bytes(s, 0), len, "%s", c->name);
+        cr_expect_eq(memcmp(sqlite3_column_text(s, 0), v.s, (size_t)len), 0, "%s", c->name);
       }
     }
     if (type != SQLITE_NULL) {
