@@ -17,6 +17,7 @@
 #include "bench.h"
 #include "catalog.h"
 #include "cli.h"
+#include "columns.h"
 #include "mapfarm_version.h"
 #include "dataset.h"
 #include "expand.h"
@@ -719,13 +720,6 @@ static const char *find_file(const char *path, const map_dirs *md, char *buf, si
   return path;
 }
 
-static void print_metric(const char *name, double v) {
-  if (isnan(v))
-    printf("%s: NULL\n", name);
-  else
-    printf("%s: %.6g\n", name, v);
-}
-
 /* Fills pv with def's defaults and then the NAME=VALUE options opts[0..n) (given as `option`,
  * e.g. "--param"). Returns 0, or EXIT_BAD_INPUT after printing why. */
 static int parse_param_opts(const farm_cli_cmd *cmd, const mapf_algo_def *def,
@@ -1065,35 +1059,9 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
     } else {
       char pj[512];
       mapf_params_json(def, &pv, pj, sizeof pj);
-      printf("map: %s\n", g->name);
-      printf("agents: %d\n", (int)inst->n);
-      printf("algorithm: %s\n", def->name);
-      printf("params: %s\n", pj);
-      printf("status: %s\n", mapf_status_name(res.status));
-      printf("limit_hit: %s\n", mapf_limit_name(res.limit));
-      print_metric("completion_rate", res.completion_rate);
-      printf("completed: %d\n", (int)res.completed);
-      print_metric("mean_completion_steps", res.mean_completion_steps);
-      print_metric("mean_completion_steps_capped", res.mean_completion_steps_capped);
-      print_metric("mean_completion_seconds", res.mean_completion_seconds);
-      print_metric("mean_completion_seconds_capped", res.mean_completion_seconds_capped);
-      print_metric("mean_travel_distance", res.mean_travel_distance);
-      printf("steps: %lld\n", (long long)res.steps);
-      print_metric("wall_seconds", res.wall_seconds);
-      printf("expansions: %lld\n", (long long)res.expansions);
-      print_metric("planning_seconds", res.planning_seconds);
-      print_metric("max_step_planning_seconds", res.max_step_planning_seconds);
-      printf("failed_moves: %lld\n", (long long)res.failed_moves);
-      printf("pushes: %lld\n", (long long)res.pushes);
-      printf("searches: %lld\n", (long long)res.searches);
-      printf("deadlocks_broken: %lld\n", (long long)res.deadlocks_broken);
-      print_metric("suboptimality", res.suboptimality);
-      if (res.loops > 0) {
-        printf("loops: %d\n", (int)res.loops);
-        printf("loops_done: %lld\n", (long long)res.loops_done);
-        print_metric("failed_moves_per_loop", res.failed_moves_per_loop);
-      }
-      if (!isnan(res.coherence)) print_metric("coherence", res.coherence);
+      farm_record rec = {.map = g->name, .agents = inst->n, .algorithm = def->name,
+                         .params = pj, .res = &res};
+      farm_columns_print(stdout, &rec);
     }
     mapf_result_clear(&res);
   }

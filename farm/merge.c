@@ -25,23 +25,9 @@
 
 #include <sqlite3.h>
 
+#include "columns.h"
 #include "diag.h"
 #include "store.h"
-
-/* The columns of `results` that must agree when OUT and an input hold the same job key:
- * everything that does not depend on the clock, the machine or the plan's wording. Not
- * compared: run_id (local to a file), map (a file may be renamed; map_hash is its content),
- * label and plan_index (renaming a label or reordering a plan keeps the results), message,
- * finished_at and the wall-clock metrics. README.md, "Running one plan on many machines". */
-static const char *const conflict_columns[] = {
-    "status",          "limit_hit",     "params",
-    "map_hash",        "generator",     "agents",
-    "instance",        "algorithm",     "seed",
-    "completion_rate", "completed",     "mean_completion_steps",
-    "mean_completion_steps_capped",     "mean_travel_distance",
-    "steps",           "expansions",    "failed_moves",
-    "pushes",          "searches",      "deadlocks_broken"};
-#define NCONFLICT ((int)(sizeof conflict_columns / sizeof conflict_columns[0]))
 
 /* The column names of one table of OUT, in table order. */
 typedef struct col_list {
@@ -61,7 +47,12 @@ typedef struct merger {
   int res_id, res_key, res_run;   /* indexes in results */
   int agent_rid;                  /* index of result_id in agents */
   int run_uid, run_status, run_ended, run_ok, run_limit, run_error, run_from; /* in runs */
-  int conflict_at[NCONFLICT];     /* index of each conflict column in results */
+  /* The columns of results that must agree when OUT and an input hold the same job key: the
+   * deterministic ones (FARM_COL_COMPARED, farm/columns.h), in table order; and the index of
+   * each among the columns read from an input. */
+  const farm_column *compared[FARM_MAX_COLUMNS];
+  int ncompared;
+  int conflict_at[FARM_MAX_COLUMNS];
   int32_t shown_from;             /* res->shown[shown_from..] are the current input's */
   sqlite3_stmt *find_result, *put_result, *clear_agents, *put_agent;
   sqlite3_stmt *clear_series, *put_series; /* coherence_series of OUT */
@@ -216,8 +207,12 @@ static int merger_init(merger *m) {
   int missing = m->res_id < 0 || m->res_key < 0 || m->res_run < 0 || m->run_uid < 0 ||
                 m->run_status < 0 || m->run_ended < 0 || m->run_ok < 0 || m->run_limit < 0 ||
                 m->run_error < 0 || m->run_from < 0 || m->agent_rid < 0;
-  for (int k = 0; k < NCONFLICT; k++)
-    if ((m->conflict_at[k] = cols_find(&m->results, conflict_columns[k])) < 0) missing = 1;
+  for (int32_t i = 0; i < farm_ncolumns; i++) {
+    if (!(farm_columns[i].flags & FARM_COL_COMPARED)) continue;
+    int k = m->ncompared++;
+    m->compared[k] = &farm_columns[i];
+    if ((m->conflict_at[k] = cols_find(&m->results, farm_columns[i].name)) < 0) missing = 1;
+  }
   if (missing) {
     farm_set_err(m->err, m->errlen,
                  "%s: not the database layout of this mapfarm (a column of runs, results or "
@@ -225,11 +220,11 @@ static int merger_init(merger *m) {
                  m->out_path);
     return -1;
   }
-  /* What OUT holds under a key: the columns compared, in conflict_columns order. */
+  /* What OUT holds under a key: the columns compared, in m->compared order. */
   sqlite3_str *str = sqlite3_str_new(NULL);
   sqlite3_str_appendall(str, "SELECT ");
-  for (int k = 0; k < NCONFLICT; k++)
-    sqlite3_str_appendf(str, "%s\"%w\"", k ? ", " : "", conflict_columns[k]);
+  for (int k = 0; k < m->ncompared; k++)
+    sqlite3_str_appendf(str, "%s\"%w\"", k ? ", " : "", m->compared[k]->name);
   sqlite3_str_appendall(str, " FROM results WHERE job_key = ?1");
   char *find = sqlite3_str_finish(str);
   const char *p = m->out_path;
@@ -439,17 +434,24 @@ static void show_conflict(merger *m, int32_t idx, sqlite3_stmt *in_res, const ch
   farm_merge_conflict *c = &r->shown[pos];
   c->input = idx;
   snprintf(c->job_key, sizeof c->job_key, "%s", key);
-  snprintf(c->column, sizeof c->column, "%s", conflict_columns[k]);
+  snprintf(c->column, sizeof c->column, "%s", m->compared[k]->name);
   render_value(m->find_result, k, c->out_value, sizeof c->out_value);
   render_value(in_res, m->conflict_at[k], c->in_value, sizeof c->in_value);
 }
 
 /* Compares the row of in_res (columns m->results) with OUT's row under the same key (the
- * current row of m->find_result) and records a conflict at the first difference. */
+ * current row of m->find_result) and records a conflict at the first difference. A column
+ * newer than the oldest schema is NULL in the rows of a file of that schema, where it was not
+ * known (an input's missing column is read as NULL, select_sql): such a NULL agrees with any
+ * value. */
 static void compare_row(merger *m, int32_t idx, sqlite3_stmt *in_res, const char *key) {
   farm_merge_input *fi = &m->res->inputs[idx];
-  for (int k = 0; k < NCONFLICT; k++) {
+  for (int k = 0; k < m->ncompared; k++) {
     if (same_value(m->find_result, k, in_res, m->conflict_at[k])) continue;
+    if ((m->compared[k]->flags & FARM_COL_NULL_UNKNOWN) &&
+        (sqlite3_column_type(m->find_result, k) == SQLITE_NULL ||
+         sqlite3_column_type(in_res, m->conflict_at[k]) == SQLITE_NULL))
+      continue;
     fi->conflicts++;
     m->res->conflicts++;
     show_conflict(m, idx, in_res, key, k);

@@ -1,8 +1,8 @@
 /* merge.h: `mapfarm merge OUT.db IN.db...`, combining shard databases into one.
  *
  * Results and their agent rows are copied by job key: a key OUT lacks is copied, a key OUT holds
- * is compared with OUT's row on every column that does not depend on the clock (a difference is
- * a conflict: reported, and OUT's row is kept). Runs are copied by runs.run_uid, their identity
+ * is compared with OUT's row on every deterministic column (FARM_COL_COMPARED in farm/columns.h;
+ * a difference is a conflict: reported, and OUT's row is kept). Runs are copied by runs.run_uid, their identity
  * across files, and get new run_id values in OUT (results.run_id is remapped); likewise a copied
  * job gets a new results.id in OUT, under which its agent rows are written. So merging the
  * same input twice adds nothing, and shards merge in any order, in one step or in several.

@@ -22,11 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "labels.h"
 #include "portfolio.h"
 #include "suggest.h"
 
-/* One report: which column of `results` it averages and how it prints. */
+/* One report: which column of `results` it averages and how it prints; made from that
+ * column's row of the table of result columns (farm/columns.h). */
 typedef struct report_def {
   const char *name;
   const char *title;
@@ -35,29 +37,8 @@ typedef struct report_def {
   int decimals;
 } report_def;
 
-/* Table I prints completion rates as integer percentages, Table II completion times with one
- * decimal (in seconds there; in steps here, the deterministic measure, with unfinished agents
- * counted as the step limit), Table III travel distances as integers. */
-static const report_def report_defs[] = {
-    {"completion-rate", "Completion rate (%)", "completion_rate", 100.0, 0},
-    {"completion-time", "Completion time (steps, unfinished agents count as the limit)",
-     "mean_completion_steps_capped", 1.0, 1},
-    {"travel-distance", "Travel distance", "mean_travel_distance", 1.0, 0},
-    /* Table II's own unit: wall-clock seconds, planning included, so it depends on the machine
-     * and its load; unfinished agents count as the seconds limit, or the run's wall time. */
-    {"completion-seconds",
-     "Completion time (wall-clock seconds, unfinished agents count as the limit or the run's "
-     "time)",
-     "mean_completion_seconds_capped", 1.0, 3},
-    /* Seed 004's measures (Figs. 7-9) and the thesis's Ch. 4 one; jobs where they are NULL
-     * (one-way problems, algorithms without a direction map, unknown optima) do not count. */
-    {"failed-moves", "Failed moves per agent per patrol loop", "failed_moves_per_loop", 1.0, 2},
-    {"coherence", "Direction-map coherence at the end", "coherence", 1.0, 3},
-    {"suboptimality", "Suboptimality (travel distance / optimal distance)", "suboptimality", 1.0,
-     3},
-};
-#define REPORT_COUNT ((int32_t)(sizeof report_defs / sizeof report_defs[0]))
-
+/* The metric reports first (their columns' rows say what they print), in the order of
+ * Sigurdson et al. 2018's Tables I-III, then the other metrics and the portfolio tables. */
 const char *const farm_report_names[] = {"completion-rate",    "completion-time",
                                          "travel-distance",    "completion-seconds",
                                          "failed-moves",       "coherence",
@@ -65,8 +46,8 @@ const char *const farm_report_names[] = {"completion-rate",    "completion-time"
                                          "problem-types",      NULL};
 
 const char *farm_report_doc(const char *name) {
-  for (int32_t i = 0; name && i < REPORT_COUNT; i++)
-    if (strcmp(name, report_defs[i].name) == 0) return report_defs[i].title;
+  const farm_column *col = name ? farm_column_report(name) : NULL;
+  if (col) return col->title;
   if (name && strcmp(name, "portfolio") == 0)
     return "Algorithm performance on all problems: the labels and the selectors over them "
            "(thesis Table 5.1)";
@@ -1079,9 +1060,12 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   /* Thesis Tables 5.1 and 5.2: their own machinery above. */
   if (name && strcmp(name, "portfolio") == 0) return pf_report(st, 51, &o, out, err, errlen);
   if (name && strcmp(name, "problem-types") == 0) return pf_report(st, 52, &o, out, err, errlen);
-  const report_def *def = NULL;
-  for (int32_t i = 0; name && i < REPORT_COUNT; i++)
-    if (strcmp(name, report_defs[i].name) == 0) def = &report_defs[i];
+  const farm_column *col = name ? farm_column_report(name) : NULL;
+  report_def d = {0}, *def = NULL;
+  if (col) {
+    d = (report_def){col->report, col->title, col->name, col->scale, col->decimals};
+    def = &d;
+  }
   if (!def) {
     unknown_report(name, err, errlen);
     return -1;

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "columns.h"
 #include "diag.h"
 #include "plan.h" /* farm_plan_read_limits: the limits of a stored plan */
 
@@ -86,44 +87,31 @@ struct farm_store {
   char note[640];           /* farm_store_note */
 };
 
-/* A key already present is left as it is, unless its row records an error: a job run again
- * with --retry-failed replaces its error row, which keeps its id. No RETURNING clause: SQLite
- * runs one through a temporary table per execution, which cost a tiny job a quarter of its
- * time; put_one finds the id without it. */
-static const char sql_put_result[] =
-    "INSERT INTO results (job_key, run_id, map, map_hash, generator, agents, "
-    "instance, algorithm, label, params, seed, status, limit_hit, message, completion_rate, "
-    "completed, mean_completion_steps, mean_completion_steps_capped, mean_completion_seconds, "
-    "mean_completion_seconds_capped, mean_travel_distance, steps, wall_seconds, expansions, "
-    "planning_seconds, max_step_planning_seconds, failed_moves, pushes, searches, "
-    "deadlocks_broken, plan_index, finished_at, suboptimality, loops, loops_done, "
-    "failed_moves_per_loop, coherence, limit_steps, limit_seconds, limit_expansions, "
-    "execution) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-    "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
-    "?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41) "
-    "ON CONFLICT (job_key) DO UPDATE SET "
-    "run_id = excluded.run_id, map = excluded.map, map_hash = excluded.map_hash, "
-    "generator = excluded.generator, agents = excluded.agents, instance = "
-    "excluded.instance, algorithm = excluded.algorithm, label = excluded.label, "
-    "params = excluded.params, seed = excluded.seed, status = excluded.status, "
-    "limit_hit = excluded.limit_hit, message = excluded.message, completion_rate = "
-    "excluded.completion_rate, completed = excluded.completed, mean_completion_steps "
-    "= excluded.mean_completion_steps, mean_completion_steps_capped = "
-    "excluded.mean_completion_steps_capped, mean_completion_seconds = "
-    "excluded.mean_completion_seconds, mean_completion_seconds_capped = "
-    "excluded.mean_completion_seconds_capped, mean_travel_distance = "
-    "excluded.mean_travel_distance, steps = excluded.steps, wall_seconds = "
-    "excluded.wall_seconds, expansions = excluded.expansions, planning_seconds = "
-    "excluded.planning_seconds, max_step_planning_seconds = "
-    "excluded.max_step_planning_seconds, failed_moves = excluded.failed_moves, pushes "
-    "= excluded.pushes, searches = excluded.searches, deadlocks_broken = "
-    "excluded.deadlocks_broken, plan_index = excluded.plan_index, finished_at = "
-    "excluded.finished_at, suboptimality = excluded.suboptimality, loops = excluded.loops, "
-    "loops_done = excluded.loops_done, failed_moves_per_loop = "
-    "excluded.failed_moves_per_loop, coherence = excluded.coherence, limit_steps = "
-    "excluded.limit_steps, limit_seconds = excluded.limit_seconds, limit_expansions = "
-    "excluded.limit_expansions, execution = excluded.execution "
-    "WHERE results.status = 'error'";
+/* "INSERT INTO results (every column the store writes) VALUES (?1, ...) ON CONFLICT ...", made
+ * from the table of columns (farm/columns.h) in its order, so parameter k binds the k-th column
+ * written (put_one). A key already present is left as it is, unless its row records an error:
+ * a job run again with --retry-failed replaces its error row, which keeps its id. No RETURNING
+ * clause: SQLite runs one through a temporary table per execution, which cost a tiny job a
+ * quarter of its time; put_one finds the id without it. Returns NULL when out of memory. */
+static char *put_result_sql(void) {
+  sqlite3_str *str = sqlite3_str_new(NULL);
+  int n = 0;
+  sqlite3_str_appendall(str, "INSERT INTO results (");
+  for (int32_t i = 0; i < farm_ncolumns; i++)
+    if (farm_columns[i].src != FARM_COL_ROWID)
+      sqlite3_str_appendf(str, "%s%s", n++ ? ", " : "", farm_columns[i].name);
+  sqlite3_str_appendall(str, ") VALUES (");
+  for (int k = 1; k <= n; k++) sqlite3_str_appendf(str, "%s?%d", k > 1 ? ", " : "", k);
+  sqlite3_str_appendall(str, ") ON CONFLICT (job_key) DO UPDATE SET ");
+  n = 0;
+  for (int32_t i = 0; i < farm_ncolumns; i++) {
+    const char *name = farm_columns[i].name;
+    if (farm_columns[i].src == FARM_COL_ROWID || strcmp(name, "job_key") == 0) continue;
+    sqlite3_str_appendf(str, "%s%s = excluded.%s", n++ ? ", " : "", name, name);
+  }
+  sqlite3_str_appendall(str, " WHERE results.status = 'error'");
+  return sqlite3_str_finish(str);
+}
 
 /* The id of a replaced error row (the upsert's UPDATE sets no last-insert rowid). */
 static const char sql_find_id[] = "SELECT id FROM results WHERE job_key = ?1";
@@ -643,6 +631,17 @@ static int prepare(farm_store *st, const char *sql, sqlite3_stmt **s, char *err,
   return 0;
 }
 
+static int prepare_put_result(farm_store *st, char *err, size_t errlen) {
+  char *sql = put_result_sql();
+  if (!sql) {
+    farm_set_err(err, errlen, "%s: out of memory", st->path);
+    return -1;
+  }
+  int rc = prepare(st, sql, &st->put_result, err, errlen);
+  sqlite3_free(sql);
+  return rc;
+}
+
 /* ---- the writer lock -------------------------------------------------------------------- */
 
 /* One process writes a database at a time. Two runs on one file would both compute every job
@@ -969,7 +968,7 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
     goto fail;
   /* The statements that write need the current schema (a read-only older file lacks it). */
   if (!st->readonly &&
-      (prepare(st, sql_put_result, &st->put_result, err, errlen) < 0 ||
+      (prepare_put_result(st, err, errlen) < 0 ||
        prepare(st, sql_find_id, &st->find_id, err, errlen) < 0 ||
        prepare(st, sql_clear_agents, &st->clear_agents, err, errlen) < 0 ||
        prepare(st, sql_clear_series, &st->clear_series, err, errlen) < 0 ||
@@ -1057,15 +1056,6 @@ static void bind_real(sqlite3_stmt *s, int i, double v) {
     sqlite3_bind_null(s, i);
   else
     sqlite3_bind_double(s, i, v);
-}
-
-/* Binds v as 16 lowercase hex digits (schema.sql) written into buf, which must outlive the
- * statement's next step (no copy). No printf: two per job were a tenth of the writer's own
- * instructions. */
-static void bind_hex64(sqlite3_stmt *s, int i, uint64_t v, char buf[16]) {
-  static const char digits[] = "0123456789abcdef";
-  for (int k = 15; k >= 0; k--, v >>= 4) buf[k] = digits[v & 15u];
-  sqlite3_bind_text(s, i, buf, 16, SQLITE_STATIC);
 }
 
 /* The processor's model name from /proc/cpuinfo (Linux), or "unknown": timings mean little
@@ -1296,55 +1286,10 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
   const mapf_result *res = r->res;
   int failed = res->status == MAPF_STATUS_ERROR;
   sqlite3_stmt *s = st->put_result;
-  if (failed) sqlite3_clear_bindings(s); /* parameters 15..30 NULL */
-  bind_text(s, 1, r->job_key);
-  if (run_id > 0)
-    sqlite3_bind_int64(s, 2, run_id);
-  else
-    sqlite3_bind_null(s, 2);
-  bind_text(s, 3, r->map);
-  char map_hash[16], seed[16];
-  bind_hex64(s, 4, r->map_hash, map_hash);
-  bind_text(s, 5, r->generator);
-  sqlite3_bind_int(s, 6, r->agents);
-  sqlite3_bind_int(s, 7, r->instance);
-  bind_text(s, 8, r->algorithm);
-  bind_text(s, 9, r->label);
-  bind_text(s, 10, r->params);
-  bind_hex64(s, 11, r->seed, seed);
-  bind_text(s, 12, mapf_status_name(res->status));
-  bind_text(s, 13, failed ? "" : mapf_limit_name(res->limit));
-  sqlite3_bind_text(s, 14, res->message, (int)strnlen(res->message, sizeof res->message),
-                    SQLITE_STATIC);
-  if (!failed) {
-    bind_real(s, 15, res->completion_rate);
-    sqlite3_bind_int(s, 16, res->completed);
-    bind_real(s, 17, res->mean_completion_steps);
-    bind_real(s, 18, res->mean_completion_steps_capped);
-    bind_real(s, 19, res->mean_completion_seconds);
-    bind_real(s, 20, res->mean_completion_seconds_capped);
-    bind_real(s, 21, res->mean_travel_distance);
-    sqlite3_bind_int64(s, 22, res->steps);
-    bind_real(s, 23, res->wall_seconds);
-    sqlite3_bind_int64(s, 24, res->expansions);
-    bind_real(s, 25, res->planning_seconds);
-    bind_real(s, 26, res->max_step_planning_seconds);
-    sqlite3_bind_int64(s, 27, res->failed_moves);
-    sqlite3_bind_int64(s, 28, res->pushes);
-    sqlite3_bind_int64(s, 29, res->searches);
-    sqlite3_bind_int64(s, 30, res->deadlocks_broken);
-    bind_real(s, 33, res->suboptimality);
-    sqlite3_bind_int64(s, 35, res->loops_done);
-    bind_real(s, 36, res->failed_moves_per_loop);
-    bind_real(s, 37, res->coherence);
-  }
-  sqlite3_bind_int64(s, 31, r->plan_index);
-  sqlite3_bind_text(s, 32, now, 20, SQLITE_STATIC);
-  sqlite3_bind_int(s, 34, res->loops);
-  sqlite3_bind_int64(s, 38, r->limits.steps);
-  bind_real(s, 39, r->limits.seconds);
-  sqlite3_bind_int64(s, 40, r->limits.expansions);
-  bind_text(s, 41, mapf_execution_name(r->execution));
+  /* Parameter k is the k-th column written (put_result_sql). */
+  farm_row row = {.rec = r, .run_id = run_id, .finished_at = now};
+  farm_value vals[FARM_MAX_COLUMNS];
+  farm_columns_bind(s, &row, vals);
   /* One row changed: a new row, whose id is the last inserted rowid (a new one: ids are never
    * those of rows still present), or a replaced error row, for which that rowid stays as it
    * was (agent_results, WITHOUT ROWID, never sets it). None: the key was there; left alone. */

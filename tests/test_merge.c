@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "columns.h"
+#include "merge.h"
 #include "store.h"
 #include "testutil.h"
 
@@ -278,6 +280,103 @@ Test(merge, shown_conflicts_are_in_input_order_then_the_smallest_keys) {
   free(want_b);
   free(out);
   free(err);
+}
+
+/* one.db: one finished job, written by a run, with every column of results set (no NULL). */
+static void write_one_job(void) {
+  char path[512], err[512];
+  in_tmp(path, sizeof path, "one.db");
+  mapf_grid *g = test_open_grid(4, 3, "tiny.map");
+  mapf_agent_result ag[2] = {
+      {.start = 0, .goal = 2, .final = 2, .reached = 1, .completion_step = 3,
+       .completion_seconds = 0.5, .travel_distance = 2, .optimal_distance = 2},
+      {.start = 5, .goal = 7, .final = 6, .completion_step = -1, .completion_seconds = -1,
+       .travel_distance = 1, .optimal_distance = 2}};
+  mapf_result res = {.status = MAPF_STATUS_LIMIT, .limit = MAPF_LIMIT_STEPS, .agents = 2,
+                     .completed = 1, .completion_rate = 0.5, .mean_completion_steps = 3,
+                     .mean_completion_steps_capped = 51.5, .mean_completion_seconds = 0.5,
+                     .mean_completion_seconds_capped = 1.25, .mean_travel_distance = 1.5,
+                     .steps = 100, .wall_seconds = 2, .expansions = 40,
+                     .planning_seconds = 1, .max_step_planning_seconds = 0.25,
+                     .failed_moves = 6, .pushes = 1, .searches = 9, .deadlocks_broken = 2,
+                     .loops = 2, .loops_done = 1, .failed_moves_per_loop = 1.5,
+                     .suboptimality = 1.25, .coherence = 0.75, .agent = ag};
+  snprintf(res.message, sizeof res.message, "a note");
+  farm_record rec = {.job_key = "0123456789abcdef0123456789abcdef", .map = "tiny.map",
+                     .map_hash = g->hash, .generator = "patrol", .agents = 2, .instance = 3,
+                     .algorithm = "dm", .label = "DM", .params = "{\"alpha\":0.8}",
+                     .seed = 0x1234, .limits = {100, 30, 5000},
+                     .execution = MAPF_EXEC_SINGLE_PASS, .plan_index = 4, .grid = g,
+                     .res = &res};
+  farm_store *st = NULL;
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), 0, "%s", err);
+  farm_run_info info = {.plan_name = "p", .threads = 1, .shard = "1/1", .jobs_total = 1};
+  int64_t run_id = 0;
+  cr_assert_eq(farm_store_run_begin(st, &info, &run_id, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_put(st, run_id, &rec, 1, err, sizeof err), 0, "%s", err);
+  farm_store_close(st);
+  mapf_grid_free(g);
+  char sql[256];
+  for (int32_t i = 0; i < farm_ncolumns; i++) {
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM results WHERE \"%s\" IS NULL",
+             farm_columns[i].name);
+    cr_assert_eq(query_int("one.db", sql), 0, "%s is NULL", farm_columns[i].name);
+  }
+}
+
+/* Merges one.db and a copy of it in which the update sql was made into m.db (fresh); returns
+ * the result, and the column of the conflict shown, if any, in column. */
+static int merge_changed(const char *sql, char *column, size_t n) {
+  char cmd[1200], out[512], in[2][512], err[512];
+  snprintf(cmd, sizeof cmd, "cd '%s' && rm -f m.db x.db && cp one.db x.db", tmpdir);
+  cr_assert_eq(system(cmd), 0);
+  exec_sql("x.db", sql);
+  in_tmp(out, sizeof out, "m.db");
+  in_tmp(in[0], sizeof in[0], "one.db");
+  in_tmp(in[1], sizeof in[1], "x.db");
+  const char *inputs[2] = {in[0], in[1]};
+  farm_merge_result res;
+  int rc = farm_merge(out, inputs, 2, &res, err, sizeof err);
+  cr_assert_geq(rc, 0, "%s: %s", sql, err);
+  snprintf(column, n, "%s", res.nshown > 0 ? res.shown[0].column : "");
+  cr_assert_eq(res.conflicts, res.nshown);
+  farm_merge_result_free(&res);
+  return rc;
+}
+
+/* Every deterministic column of the table (farm/columns.h): a job that differs in it alone is
+ * a conflict naming it; the other columns may differ freely. */
+Test(merge, a_difference_in_any_compared_column_is_a_conflict_naming_it) {
+  write_one_job();
+  char sql[512], column[40];
+  for (int32_t i = 0; i < farm_ncolumns; i++) {
+    const farm_column *c = &farm_columns[i];
+    if (c->src == FARM_COL_ROWID || strcmp(c->name, "job_key") == 0) continue; /* the match */
+    /* Another value the schema accepts. */
+    if (strcmp(c->type, "TEXT") == 0)
+      snprintf(sql, sizeof sql,
+               "UPDATE results SET \"%s\" = CASE \"%s\" WHEN 'limit' THEN 'ok' WHEN 'steps' "
+               "THEN 'expansions' ELSE \"%s\" || 'x' END",
+               c->name, c->name, c->name);
+    else
+      snprintf(sql, sizeof sql, "UPDATE results SET \"%s\" = \"%s\" + 1", c->name, c->name);
+    int rc = merge_changed(sql, column, sizeof column);
+    if (c->flags & FARM_COL_COMPARED) {
+      cr_expect_eq(rc, FARM_MERGE_CONFLICTS, "%s: no conflict", c->name);
+      cr_expect_str_eq(column, c->name);
+    } else {
+      cr_expect_eq(rc, FARM_MERGE_OK, "%s: a conflict in %s", c->name, column);
+    }
+  }
+  /* NULL in a column newer than the oldest schema is a row of an older file (unknown): no
+   * conflict; NULL in a metric of every schema is one. */
+  cr_expect_eq(merge_changed("UPDATE results SET coherence = NULL, limit_steps = NULL, "
+                             "execution = NULL",
+                             column, sizeof column),
+               FARM_MERGE_OK, "%s", column);
+  cr_expect_eq(merge_changed("UPDATE results SET completion_rate = NULL", column, sizeof column),
+               FARM_MERGE_CONFLICTS);
+  cr_expect_str_eq(column, "completion_rate");
 }
 
 Test(merge, a_text_file_input_exits_2_and_leaves_the_output_byte_for_byte) {

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "columns.h"
 #include "store.h"
 
 #include "testutil.h"
@@ -796,6 +797,83 @@ Test(store, stores_identity_and_metrics) {
              "[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z' FROM results",
          t, sizeof t);
   cr_expect_str_eq(t, "1");
+  farm_store_close(st);
+  mapf_grid_free(g);
+}
+
+/* Each column holds what its row of the table of columns (farm/columns.h) gives for the job,
+ * with the storage class of its type; an error row the same way, its metrics NULL. */
+static void expect_stored_as_the_table_says(farm_store *st, const farm_record *rec,
+                                            int64_t run_id) {
+  farm_row row = {.rec = rec, .run_id = run_id};
+  for (int32_t i = 0; i < farm_ncolumns; i++) {
+    const farm_column *c = &farm_columns[i];
+    if (c->src == FARM_COL_ROWID) continue;
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT \"%s\" FROM results WHERE job_key = '%s'", c->name,
+             rec->job_key);
+    sqlite3_stmt *s = NULL;
+    cr_assert_eq(sqlite3_prepare_v2(farm_store_db(st), sql, -1, &s, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+    farm_value v;
+    farm_column_value(c, &row, &v);
+    int type = sqlite3_column_type(s, 0);
+    if (strcmp(c->name, "finished_at") == 0) {
+      cr_expect_eq(sqlite3_column_bytes(s, 0), 20); /* the batch's time (stores_identity...) */
+    } else {
+      cr_expect_eq(type, v.type, "%s: stored as type %d, not %d", c->name, type, v.type);
+      if (type == SQLITE_INTEGER) cr_expect_eq(sqlite3_column_int64(s, 0), v.i, "%s", c->name);
+      if (type == SQLITE_FLOAT) cr_expect_eq(sqlite3_column_double(s, 0), v.r, "%s", c->name);
+      if (type == SQLITE_TEXT) {
+        int len = v.len < 0 ? (int)strlen(v.s) : v.len;
+        cr_expect_eq(sqlite3_column_bytes(s, 0), len, "%s", c->name);
+        cr_expect_eq(memcmp(sqlite3_column_text(s, 0), v.s, (size_t)len), 0, "%s", c->name);
+      }
+    }
+    if (type != SQLITE_NULL) {
+      int want = strcmp(c->type, "INTEGER") == 0 ? SQLITE_INTEGER
+                 : strcmp(c->type, "REAL") == 0  ? SQLITE_FLOAT
+                                                 : SQLITE_TEXT;
+      cr_expect_eq(type, want, "%s: a %s column holds type %d", c->name, c->type, type);
+    }
+    sqlite3_finalize(s);
+  }
+}
+
+Test(store, every_column_is_stored_as_its_row_says) {
+  char db[512], err[256];
+  path_in(db, sizeof db, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[2];
+  make_job(&j[0], 0, g);
+  make_job(&j[1], 1, g);
+  j[0].res.loops = 2;
+  j[0].res.loops_done = 3;
+  j[0].res.failed_moves_per_loop = 0.75;
+  j[0].res.suboptimality = 1.5;
+  j[0].res.coherence = NAN;
+  j[0].rec.limits = (mapf_limits){100, 2.5, 7};
+  j[0].rec.execution = MAPF_EXEC_SINGLE_PASS;
+  j[0].rec.plan_index = 12;
+  snprintf(j[0].res.message, sizeof j[0].res.message, "kept as it is");
+  memset(&j[1].res, 0, sizeof j[1].res);
+  j[1].res.status = MAPF_STATUS_ERROR;
+  j[1].res.limit = MAPF_LIMIT_SECONDS;
+  j[1].res.loops = 1;
+  snprintf(j[1].res.message, sizeof j[1].res.message, "it failed");
+  farm_record recs[2] = {j[0].rec, j[1].rec};
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  farm_run_info info = {.plan_name = "p", .threads = 1, .shard = "1/1"};
+  int64_t run_id = 0;
+  cr_assert_eq(farm_store_run_begin(st, &info, &run_id, err, sizeof err), 0, "%s", err);
+  put_ok(st, run_id, recs, 2);
+  expect_stored_as_the_table_says(st, &recs[0], run_id);
+  expect_stored_as_the_table_says(st, &recs[1], run_id);
+  char t[128];
+  q_text(st, "SELECT limit_hit || '|' || execution || '|' || loops FROM results WHERE "
+             "status = 'error'",
+         t, sizeof t);
+  cr_expect_str_eq(t, "|chains|1");
   farm_store_close(st);
   mapf_grid_free(g);
 }
