@@ -40,8 +40,8 @@ typedef struct mapf_param_def {
   const char *const *choices;
   /* Where the value lives in the algorithm's typed parameter struct (offsetof), whose field
    * has the C type its parameter type sets: int32_t for MAPF_PARAM_INT and MAPF_PARAM_ENUM
-   * (the choice's index), double for MAPF_PARAM_REAL, bool for MAPF_PARAM_BOOL. Unused by tables
-   * without a typed struct (scenario generators: mapf_algo_def.size 0). */
+   * (the choice's index), double for MAPF_PARAM_REAL, bool for MAPF_PARAM_BOOL. Unused by
+   * tables without a typed struct (scenario generators: mapf_algo_def.size 0). */
   size_t offset;
 } mapf_param_def;
 
@@ -70,10 +70,11 @@ typedef struct mapf_algo_def {
 } mapf_algo_def;
 
 /* Defines mapf_algo_<id>, the description of one algorithm, and registers it: the build lists
- * every line of core/'s .c files that starts with MAPF_ALGORITHM(id, order) in the registry by order
- * and then id (bmaa 10, whca 20, far 30, astar-replan 40, dm 50, rths 60; a new algorithm
- * takes the next ten). The order is that of `mapfarm algorithms` and of suggestions. Usage:
- *   MAPF_ALGORITHM(toy, 70) = {.name = "toy", ...};                                       */
+ * every line of core/'s .c files that starts with MAPF_ALGORITHM(id, order) in the registry,
+ * by order and then id (bmaa 10, whca 20, far 30, astar-replan 40, dm 50, rths 60; a new
+ * algorithm takes the next free ten). The order is that of `mapfarm algorithms`, of
+ * suggestions and of a plan's `defaults`. Usage:
+ *   MAPF_ALGORITHM(toy, 70) = {.name = "toy", ...}; */
 #define MAPF_ALGORITHM(id, order) const mapf_algo_def mapf_algo_##id
 
 /* Number of rows of a parameter table (an array). */
