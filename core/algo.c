@@ -224,13 +224,14 @@ int mapf_params_fill(const mapf_algo_def *def, const mapf_params *p, void *out, 
 
 int mapf_params_check_rules(const mapf_algo_def *def, const mapf_params *p, mapf_diag *d) {
   if (!def->rules) return MAPF_OK;
-  _Alignas(max_align_t) unsigned char typed[MAPF_PARAMS_MAX_SIZE];
-  if (def->size > sizeof typed)
-    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
-                         "%s: a parameter struct of %zu bytes, more than %d", def->name,
-                         def->size, MAPF_PARAMS_MAX_SIZE);
+  /* Allocated, not a byte array on the stack: memory from malloc takes the types of the values
+   * copied into it, so the rules may read it as their struct. */
+  unsigned char *typed = malloc(def->size ? def->size : 1);
+  if (!typed) return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
   fill(def, p, typed);
-  return def->rules(typed, d);
+  int rc = def->rules(typed, d);
+  free(typed);
+  return rc;
 }
 
 static int invalid(const mapf_algo_def *def, mapf_diag *d, const char *what,
@@ -246,8 +247,6 @@ int mapf_algo_validate(const mapf_algo_def *def, mapf_diag *d) {
   if (!def->vt) return invalid(def, d, "no planner (vt)", NULL);
   if (def->nparams < 0 || def->nparams > MAPF_MAX_PARAMS || (def->nparams && !def->params))
     return invalid(def, d, "0 to MAPF_MAX_PARAMS parameters in a table", NULL);
-  if (def->size > MAPF_PARAMS_MAX_SIZE)
-    return invalid(def, d, "the parameter struct is larger than MAPF_PARAMS_MAX_SIZE", NULL);
   for (int32_t i = 0; i < def->nparams; i++) {
     const mapf_param_def *pd = &def->params[i];
     if (!pd->name || !*pd->name || !pd->doc) return invalid(def, d, "a name and a doc", pd);

@@ -49,10 +49,6 @@ typedef struct mapf_params {
   double v[MAPF_MAX_PARAMS]; /* in the order of mapf_algo_def.params */
 } mapf_params;
 
-/* The largest typed parameter struct (mapf_algo_def.size): MAPF_MAX_PARAMS fields of at most
- * 8 bytes, with room to spare. */
-#define MAPF_PARAMS_MAX_SIZE 256
-
 struct mapf__planner_vt; /* sim_int.h */
 
 typedef struct mapf_algo_def {
@@ -120,7 +116,8 @@ int mapf_param_parse(const mapf_algo_def *def, int32_t i, const char *text, doub
 int mapf_params_check(const mapf_algo_def *def, const mapf_params *p, mapf_diag *d);
 
 /* Checks def->rules alone (MAPF_OK when there are none), for values already checked one by
- * one: what a plan with a million combinations calls for each. */
+ * one: what a plan with a million combinations calls for each. MAPF_ENOMEM when the typed
+ * struct cannot be allocated. */
 int mapf_params_check_rules(const mapf_algo_def *def, const mapf_params *p, mapf_diag *d);
 
 /* Fills out, the algorithm's typed parameter struct of size bytes, from p: every field the
@@ -134,8 +131,8 @@ size_t mapf_param_ctype_size(mapf_param_type type);
 
 /* Checks a description against the rules every registered one keeps: a name, at most
  * MAPF_MAX_PARAMS parameters with distinct names, each default valid, integer ranges within
- * int32_t, enumerations with choices, and fields inside the typed struct (size at most
- * MAPF_PARAMS_MAX_SIZE) that do not overlap; a planner. Returns MAPF_OK or MAPF_EINVAL with
+ * int32_t, enumerations with choices, and aligned fields inside the typed struct that do not
+ * overlap; a planner. Returns MAPF_OK or MAPF_EINVAL with
  * what is wrong in d. */
 int mapf_algo_validate(const mapf_algo_def *def, mapf_diag *d);
 
