@@ -1,11 +1,19 @@
 /* algo.h: the registry of algorithms and their declared parameters.
  *
- * Each algorithm declares its parameters once (name, type, range, default, meaning); plans,
- * `mapfarm solve --param`, job keys and the README all read this one table. Parameter values
- * are held as doubles in declaration order: integers and booleans (0 or 1) are exact there. */
+ * An algorithm is one source file of core/ that defines one description (mapf_algo_def) with
+ * MAPF_ALGORITHM: its names, a typed parameter struct, the table that describes each field of
+ * that struct (name, type, range, default, meaning, offsetof), its cross-parameter rules and
+ * its planner. The build collects every MAPF_ALGORITHM line of the .c files of core/ into
+ * the registry (cmake/algo-registry.cmake); docs/adding-an-algorithm.md walks through one.
+ *
+ * The farm holds values generically, as doubles in table order (mapf_params: integers and
+ * booleans, 0 or 1, are exact there), for plans, `mapfarm solve --param`, job keys and JSON.
+ * A planner never reads them by position: mapf_params_fill copies them, once per run, into
+ * the algorithm's typed struct, field by field as the table says. */
 #ifndef MAPF_ALGO_H
 #define MAPF_ALGO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +38,11 @@ typedef struct mapf_param_def {
   const char *doc; /* one line for help and the README */
   /* MAPF_PARAM_ENUM: the choices' names, NULL-terminated, at least one; NULL otherwise. */
   const char *const *choices;
+  /* Where the value lives in the algorithm's typed parameter struct (offsetof), whose field
+   * has the C type its parameter type sets: int32_t for MAPF_PARAM_INT and MAPF_PARAM_ENUM
+   * (the choice's index), double for MAPF_PARAM_REAL, bool for MAPF_PARAM_BOOL. Unused by
+   * tables without a typed struct (scenario generators: mapf_algo_def.size 0). */
+  size_t offset;
 } mapf_param_def;
 
 typedef struct mapf_params {
@@ -42,13 +55,26 @@ typedef struct mapf_algo_def {
   const char *name;  /* canonical name in plans and on the command line, e.g. "bmaa" */
   const char *label; /* display name, e.g. "BMAA*" */
   const char *doc;
-  const mapf_param_def *params;
+  const mapf_param_def *params; /* one row per field of the typed parameter struct */
   int32_t nparams;
-  /* Cross-parameter checks beyond each parameter's range; NULL when there are none. Returns
-   * MAPF_OK or MAPF_EINVAL / MAPF_EUNSUPPORTED with the reason in d (no location). */
-  int (*check)(const mapf_params *p, mapf_diag *d);
+  size_t size; /* sizeof the typed parameter struct; 0: none (scenario generators' views) */
+  /* Cross-parameter rules beyond each parameter's range, on the typed struct (size bytes,
+   * every value already in its range); NULL when there are none. Returns MAPF_OK or
+   * MAPF_EINVAL / MAPF_EUNSUPPORTED with the reason in d (no location). */
+  int (*rules)(const void *params, mapf_diag *d);
   const struct mapf__planner_vt *vt;
 } mapf_algo_def;
+
+/* Defines mapf_algo_<id>, the description of one algorithm, and registers it: the build lists
+ * every line of core/'s .c files that starts with MAPF_ALGORITHM(id, order) in the registry,
+ * by order and then id (bmaa 10, whca 20, far 30, astar-replan 40, dm 50, rths 60; a new
+ * algorithm takes the next free ten). The order is that of `mapfarm algorithms`, of
+ * suggestions and of a plan's `defaults`. Usage:
+ *   MAPF_ALGORITHM(toy, 70) = {.name = "toy", ...}; */
+#define MAPF_ALGORITHM(id, order) const mapf_algo_def mapf_algo_##id
+
+/* Number of rows of a parameter table (an array). */
+#define MAPF_NPARAMS(table) ((int32_t)(sizeof(table) / sizeof((table)[0])))
 
 /* Number of registered algorithms, and the i-th (0 <= i < count). */
 int32_t mapf_algo_count(void);
@@ -86,8 +112,29 @@ int mapf_param_check(const mapf_algo_def *def, int32_t i, double value, mapf_dia
 int mapf_param_parse(const mapf_algo_def *def, int32_t i, const char *text, double *value,
                      mapf_diag *d);
 
-/* Checks every parameter's range and then def->check. */
+/* Checks every parameter's range and then def->rules. */
 int mapf_params_check(const mapf_algo_def *def, const mapf_params *p, mapf_diag *d);
+
+/* Checks def->rules alone (MAPF_OK when there are none), for values already checked one by
+ * one: what a plan with a million combinations calls for each. MAPF_ENOMEM when the typed
+ * struct cannot be allocated. */
+int mapf_params_check_rules(const mapf_algo_def *def, const mapf_params *p, mapf_diag *d);
+
+/* Fills out, the algorithm's typed parameter struct of size bytes, from p: every field the
+ * table describes, at its offset, in its C type. Returns MAPF_OK, or MAPF_EINVAL when size is
+ * not def->size (a planner given another algorithm's description). */
+int mapf_params_fill(const mapf_algo_def *def, const mapf_params *p, void *out, size_t size,
+                     mapf_diag *d);
+
+/* The C type a field of this parameter type has in a typed struct: its size in bytes. */
+size_t mapf_param_ctype_size(mapf_param_type type);
+
+/* Checks a description against the rules every registered one keeps: a name, at most
+ * MAPF_MAX_PARAMS parameters with distinct names, each default valid, integer ranges within
+ * int32_t, enumerations with choices, and aligned fields inside the typed struct that do not
+ * overlap; a planner. Returns MAPF_OK or MAPF_EINVAL with
+ * what is wrong in d. */
+int mapf_algo_validate(const mapf_algo_def *def, mapf_diag *d);
 
 /* Writes p as canonical JSON: keys sorted by name, integers without a fraction, booleans as
  * true/false, enumerations as their choice's name in quotes ("lop":"median"), reals in the

@@ -1,13 +1,41 @@
-/* bmaa.c: BMAA* (seed 001, Algs. 2-5): every agent runs its own RTAA* with a bounded number of
- * expansions, treats agents within `vision` as obstacles, follows the path prefix for up to
- * `moves` steps and learns h-values that persist across its searches. */
+/* bmaa.c: BMAA* (Sigurdson et al. 2018, Algs. 2-5): every agent runs its own RTAA* with a
+ * bounded number of expansions, treats agents within `vision` as obstacles, follows the path
+ * prefix for up to `moves` steps and learns h-values that persist across its searches. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "cellmap.h"
 #include "flow.h"
 #include "sim_int.h"
+
+/* Parameters (Sigurdson et al. 2018, Sec. IV; Bakos 2022 slides). The defaults are the
+ * paper's: 32 expansions, 32 moves, vision sqrt(2) (the eight neighbours). The variants' names
+ * follow the paper's suffixes: -f push, -c flow. */
+typedef struct bmaa_params {
+  int32_t expansions, moves;
+  double vision;
+  bool push, flow;
+} bmaa_params;
+
+static const mapf_param_def bmaa_param_table[] = {
+    {"expansions", MAPF_PARAM_INT, 1, 10000000, 32,
+     "node expansions per RTAA* search (lookahead)", NULL, offsetof(bmaa_params, expansions)},
+    {"moves", MAPF_PARAM_INT, 1, 1000000, 32,
+     "moves along a path prefix before the agent searches again", NULL,
+     offsetof(bmaa_params, moves)},
+    {"vision", MAPF_PARAM_REAL, 0, 1000000, MAPF_SQRT2,
+     "agents within this Euclidean distance are obstacles to the search", NULL,
+     offsetof(bmaa_params, vision)},
+    {"push", MAPF_PARAM_BOOL, 0, 1, 0,
+     "an agent may push another off its goal to a free neighbour", NULL,
+     offsetof(bmaa_params, push)},
+    {"flow", MAPF_PARAM_BOOL, 0, 1, 0,
+     "search FAR's flow-annotated graph (annotations computed lazily and cached)", NULL,
+     offsetof(bmaa_params, flow)},
+};
 
 /* Learned h-values of one agent: cell -> cost pair (search_int.h: every learned value is
  * a + b sqrt(2) with integers a and b, kept exactly), in a sparse table (cellmap.h). Only cells
@@ -67,7 +95,9 @@ typedef struct bmaa {
 } bmaa;
 
 static int bmaa_init(mapf__sim *sim, void **state, mapf_diag *d) {
-  const double *v = sim->cfg->params.v;
+  bmaa_params P;
+  int rc = mapf_params_fill(sim->cfg->algo, &sim->cfg->params, &P, sizeof P, d);
+  if (rc != MAPF_OK) return rc;
   bmaa *b = calloc(1, sizeof *b);
   if (b) b->a = calloc((size_t)sim->n, sizeof *b->a);
   if (b) b->searching = malloc(((size_t)sim->n + 1) * sizeof *b->searching);
@@ -80,9 +110,9 @@ static int bmaa_init(mapf__sim *sim, void **state, mapf_diag *d) {
     return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
   }
   b->n = sim->n;
-  b->expansions = (int64_t)v[0];
-  b->moves = (int64_t)v[1];
-  double v2 = floor(v[2] * v[2] + 1e-9);
+  b->expansions = P.expansions;
+  b->moves = P.moves;
+  double v2 = floor(P.vision * P.vision + 1e-9);
   b->vision2 = v2 < 0x1p62 ? (int64_t)v2 : INT64_C(1) << 62;
   int64_t r = (int64_t)sqrt((double)b->vision2);
   while (r * r > b->vision2) r--;
@@ -112,8 +142,8 @@ static int bmaa_init(mapf__sim *sim, void **state, mapf_diag *d) {
   }
   while ((INT64_C(1) << b->wshift) < wide) b->wshift++;
   for (int k = 0; k < 8; k++) b->loff[k] = mapf_dir_dy[k] * (int32_t)wide + mapf_dir_dx[k];
-  sim->push = v[3] != 0;
-  if (v[4] != 0 && !(b->flow = mapf_flow_lazy_new(sim->grid))) {
+  sim->push = P.push;
+  if (P.flow && !(b->flow = mapf_flow_lazy_new(sim->grid))) {
     free(b->a);
     free(b->searching);
     free(b);
@@ -361,10 +391,21 @@ static void bmaa_retarget(mapf__sim *sim, void *state, int32_t a) {
   ag->path_len = 0;
 }
 
-const mapf__planner_vt mapf__bmaa_vt = {
+static const mapf__planner_vt bmaa_vt = {
     .init = bmaa_init,
     .plan = bmaa_plan,
     .pushed = bmaa_pushed,
     .free = bmaa_free,
     .retarget = bmaa_retarget,
+};
+
+MAPF_ALGORITHM(bmaa, 10) = {
+    .name = "bmaa",
+    .label = "BMAA*",
+    .doc = "Bounded Multi-Agent A*: every agent runs its own RTAA* (Sigurdson et al. 2018, "
+           "Algs. 2-5)",
+    .params = bmaa_param_table,
+    .nparams = MAPF_NPARAMS(bmaa_param_table),
+    .size = sizeof(bmaa_params),
+    .vt = &bmaa_vt,
 };

@@ -47,12 +47,39 @@
  *     stale). Only cells that ever had a DV are visited (a list kept in order of first visit),
  *     so a sample costs O(cells visited), not O(map). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "cellmap.h"
 #include "dm.h"
 #include "sim_int.h"
+
+/* Parameters (Jansen & Sturtevant 2008). alpha 0.8, vision 5 and weight 5 are the paper's (it
+ * also used weight 10); local_radius 0 is its global map, 2 its agent-centric one. The rules
+ * are in the head comment above. */
+typedef struct dm_params {
+  double alpha, weight, vision;
+  int32_t local_radius;
+} dm_params;
+
+static const mapf_param_def dm_param_table[] = {
+    {"alpha", MAPF_PARAM_REAL, 0, 1, 0.8,
+     "learning rate of a cell's direction vector: dv = normalize(alpha dv + (1 - alpha) move)",
+     NULL, offsetof(dm_params, alpha)},
+    {"weight", MAPF_PARAM_REAL, 0, 1000, 5,
+     "extra cost of a move fully against the direction map (0: plain A*, the map only "
+     "recorded)",
+     NULL, offsetof(dm_params, weight)},
+    {"vision", MAPF_PARAM_REAL, 0, 1000000, 5,
+     "agents within this Euclidean distance are obstacles to the search", NULL,
+     offsetof(dm_params, vision)},
+    {"local_radius", MAPF_PARAM_INT, 0, 1024, 0,
+     "0: one global map; r > 0: each agent plans with its own map, copied from the global one "
+     "within Euclidean distance r of it after every step",
+     NULL, offsetof(dm_params, local_radius)},
+};
 
 #define DM__EPS 1e-9
 #define DM__H (MAPF_SQRT2 / 2)
@@ -199,16 +226,17 @@ static void dm_free(void *state) {
   free(D);
 }
 
-/* Parameters in algo.c's order: alpha, weight, vision, local_radius. */
 static int dm_init(mapf__sim *sim, void **state, mapf_diag *d) {
-  const double *v = sim->cfg->params.v;
+  dm_params P;
+  int rc = mapf_params_fill(sim->cfg->algo, &sim->cfg->params, &P, sizeof P, d);
+  if (rc != MAPF_OK) return rc;
   size_t cells = (size_t)sim->grid->ncells, agents = (size_t)(sim->n > 0 ? sim->n : 1);
   dm *D = calloc(1, sizeof *D);
   if (!D) return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
-  D->alpha = v[0];
-  D->weight = v[1];
-  D->vision2 = v[2] * v[2] + 1e-9;
-  D->radius = (int32_t)v[3];
+  D->alpha = P.alpha;
+  D->weight = P.weight;
+  D->vision2 = P.vision * P.vision + 1e-9;
+  D->radius = P.local_radius;
   D->n = sim->n;
   D->ag = calloc(agents, sizeof *D->ag);
   D->global = calloc(cells, sizeof *D->global);
@@ -453,7 +481,7 @@ static void dm_pushed(mapf__sim *sim, void *state, int32_t a) {
   dm_retarget(sim, state, a);
 }
 
-const mapf__planner_vt mapf__dm_vt = {
+static const mapf__planner_vt dm_vt = {
     .init = dm_init,
     .plan = dm_plan,
     .pushed = dm_pushed,
@@ -461,4 +489,16 @@ const mapf__planner_vt mapf__dm_vt = {
     .retarget = dm_retarget,
     .moved = dm_moved,
     .coherence = dm_coherence,
+};
+
+MAPF_ALGORITHM(dm, 50) = {
+    .name = "dm",
+    .label = "DM",
+    .doc = "Direction maps: A* agents with edge costs raised against the direction others "
+           "moved, replanning on failed moves; global or agent-centric maps (Jansen & "
+           "Sturtevant 2008)",
+    .params = dm_param_table,
+    .nparams = MAPF_NPARAMS(dm_param_table),
+    .size = sizeof(dm_params),
+    .vt = &dm_vt,
 };

@@ -82,15 +82,53 @@
  *     each counts as a push.
  * 10. Searches and expansions are counted per agent (`searches`, `expansions`): complete plans,
  *     and local repairs each count one search. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "flow.h"
 #include "sim_int.h"
 
 #ifdef MAPF_CHECK_INVARIANTS
 #include <stdio.h>
 #endif
+
+/* Parameters of FAR (Wang & Botea 2008; Sigurdson et al. 2018, Sec. III-B and V) and of
+ * A*-Replan, FAR without flow annotation (Sigurdson et al. 2018, Sec. V). Reservation size
+ * k = 3 as FAR's authors suggest and Sigurdson et al. use. replan_after is our threshold for
+ * "an agent blocked for many steps replans locally" (rule 8 above). */
+typedef struct far_params {
+  int32_t reservation;
+  bool flow;
+  int32_t replan_after;
+} far_params;
+
+typedef struct astar_replan_params {
+  int32_t reservation, replan_after;
+} astar_replan_params;
+
+#define FAR__RESERVATION_DOC \
+  "moves an agent must reserve ahead (space-time reservation table) before it moves"
+#define FAR__REPLAN_AFTER_DOC \
+  "steps blocked before an agent repairs its path locally (and again every as many steps)"
+
+static const mapf_param_def far_param_table[] = {
+    {"reservation", MAPF_PARAM_INT, 1, 64, 3, FAR__RESERVATION_DOC, NULL,
+     offsetof(far_params, reservation)},
+    {"flow", MAPF_PARAM_BOOL, 0, 1, 1,
+     "plan on the flow-annotated graph (false: the plain grid, as A*-Replan)", NULL,
+     offsetof(far_params, flow)},
+    {"replan_after", MAPF_PARAM_INT, 1, 1000000, 5, FAR__REPLAN_AFTER_DOC, NULL,
+     offsetof(far_params, replan_after)},
+};
+
+static const mapf_param_def astar_replan_param_table[] = {
+    {"reservation", MAPF_PARAM_INT, 1, 64, 3, FAR__RESERVATION_DOC, NULL,
+     offsetof(astar_replan_params, reservation)},
+    {"replan_after", MAPF_PARAM_INT, 1, 1000000, 5, FAR__REPLAN_AFTER_DOC, NULL,
+     offsetof(astar_replan_params, replan_after)},
+};
 
 /* Rule 8: a local repair looks this many path cells beyond the blocked one for a cell to rejoin
  * and expands at most this many nodes. */
@@ -1048,16 +1086,18 @@ static int far_init_with(mapf__sim *sim, void **state, mapf_diag *d, int32_t k, 
   return MAPF_OK;
 }
 
-/* FAR's parameters (algo.c): reservation, flow, replan_after. */
 static int far_init(mapf__sim *sim, void **state, mapf_diag *d) {
-  const double *v = sim->cfg->params.v;
-  return far_init_with(sim, state, d, (int32_t)v[0], v[1] != 0, (int32_t)v[2]);
+  far_params P;
+  int rc = mapf_params_fill(sim->cfg->algo, &sim->cfg->params, &P, sizeof P, d);
+  if (rc != MAPF_OK) return rc;
+  return far_init_with(sim, state, d, P.reservation, P.flow, P.replan_after);
 }
 
-/* A*-Replan's parameters (algo.c): reservation, replan_after. */
 static int astar_replan_init(mapf__sim *sim, void **state, mapf_diag *d) {
-  const double *v = sim->cfg->params.v;
-  return far_init_with(sim, state, d, (int32_t)v[0], 0, (int32_t)v[1]);
+  astar_replan_params P;
+  int rc = mapf_params_fill(sim->cfg->algo, &sim->cfg->params, &P, sizeof P, d);
+  if (rc != MAPF_OK) return rc;
+  return far_init_with(sim, state, d, P.reservation, 0, P.replan_after);
 }
 
 /* The executor pushes only when sim->push is set, which these planners never set; should it
@@ -1078,17 +1118,39 @@ static void far_retarget(mapf__sim *sim, void *state, int32_t a) {
   F->ag[a].replan = 1;
 }
 
-const mapf__planner_vt mapf__far_vt = {
+static const mapf__planner_vt far_vt = {
     .init = far_init,
     .plan = far_plan,
     .pushed = far_pushed,
     .free = far_free,
     .retarget = far_retarget,
 };
-const mapf__planner_vt mapf__astar_replan_vt = {
+static const mapf__planner_vt astar_replan_vt = {
     .init = astar_replan_init,
     .plan = far_plan,
     .pushed = far_pushed,
     .free = far_free,
     .retarget = far_retarget,
+};
+
+MAPF_ALGORITHM(far, 30) = {
+    .name = "far",
+    .label = "FAR",
+    .doc = "Flow Annotation Replanning: complete A* paths on a flow-annotated grid, k-step "
+           "reservations, wait-for deadlock breaking, local repair (Wang & Botea 2008)",
+    .params = far_param_table,
+    .nparams = MAPF_NPARAMS(far_param_table),
+    .size = sizeof(far_params),
+    .vt = &far_vt,
+};
+
+MAPF_ALGORITHM(astar_replan, 40) = {
+    .name = "astar-replan",
+    .label = "A*-Replan",
+    .doc = "FAR without flow annotation: complete A* paths on the grid, k-step reservations, "
+           "deadlock breaking, local repair (Sigurdson et al. 2018, Sec. V)",
+    .params = astar_replan_param_table,
+    .nparams = MAPF_NPARAMS(astar_replan_param_table),
+    .size = sizeof(astar_replan_params),
+    .vt = &astar_replan_vt,
 };

@@ -1,8 +1,7 @@
 /* rths.c: parametrized real-time heuristic search (thesis seed 003, Ch. 4, Algorithm 1, lines
  * 280-295; Bulitko 2016): lookahead 1, learning rule with weights w and wc, lateral learning
  * over the b fraction of the neighbourhood combined by lop, depression avoidance (da) and
- * pruning of expendable nodes (expendable). Parameters are read in the order of algo.c's
- * rths_params: w, wc, b, lop, da, expendable.
+ * pruning of expendable nodes (expendable); rths_params below.
  *
  * One step of one agent at n = n_current != goal, per line of Algorithm 1:
  *   L(n): the neighbours the agent's search graph still has: legal moves of the grid (no corner
@@ -62,16 +61,53 @@
  * and one search. With several agents an agent may wait behind another for ever: the thesis
  * studies this algorithm with one agent per problem. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "cellmap.h"
 #include "sim_int.h"
 
 /* Costs and learned values closer than this compare equal (ALGORITHMS.md, Grid and moves). */
 #define EPS 1e-9
 
-enum { LOP_MIN, LOP_MEAN, LOP_MEDIAN, LOP_MAX }; /* the order of algo.c's rths_lop */
+/* Parameters (Sigurdson 2018 thesis, Ch. 4, Algorithm 1; Bulitko 2016). Ranges are the
+ * thesis's (line 303) where it gives them: w in [1, 10], b in [0, 1], lop, da, expendable. It
+ * gives none for wc (not among line 303's five parameters): [1, 10] like w, and >= 1 so that
+ * the learned h(n) is never below c + h of the node the agent moves to. lop's choices are
+ * named min, mean, median, max (the thesis says avg at line 303 and mean at line 264). The
+ * defaults are LRTA* with lookahead 1 (see above). */
+enum { LOP_MIN, LOP_MEAN, LOP_MEDIAN, LOP_MAX }; /* the order of rths_lop */
+static const char *const rths_lop[] = {"min", "mean", "median", "max", NULL};
+
+typedef struct rths_params {
+  double w, wc, b;
+  int32_t lop; /* LOP_MIN .. LOP_MAX */
+  bool da, expendable;
+} rths_params;
+
+static const mapf_param_def rths_param_table[] = {
+    {"w", MAPF_PARAM_REAL, 1, 10, 1, "weight of the learned value: h(n) >= w * lop(...)", NULL,
+     offsetof(rths_params, w)},
+    {"wc", MAPF_PARAM_REAL, 1, 10, 1,
+     "weight of the edge cost in learning: lop of wc * c(n, n') + h(n')", NULL,
+     offsetof(rths_params, wc)},
+    {"b", MAPF_PARAM_REAL, 0, 1, 0,
+     "lateral learning: lop combines the b fraction of the neighbours with the lowest "
+     "wc * c + h (0: the lowest one)",
+     NULL, offsetof(rths_params, b)},
+    {"lop", MAPF_PARAM_ENUM, 0, 0, LOP_MIN,
+     "learning operator over those neighbours: min, mean, median or max", rths_lop,
+     offsetof(rths_params, lop)},
+    {"da", MAPF_PARAM_BOOL, 0, 1, 0,
+     "depression avoidance: consider only the neighbours with the least learning |h - h0|",
+     NULL, offsetof(rths_params, da)},
+    {"expendable", MAPF_PARAM_BOOL, 0, 1, 0,
+     "prune the current node from the agent's graph when it learned and its neighbours stay "
+     "connected without it",
+     NULL, offsetof(rths_params, expendable)},
+};
 
 /* What one agent knows of the cells it has stood on, in a sparse table (cellmap.h). Only those
  * cells are stored (every other cell has h = h0, never visited, not pruned): learning, pruning
@@ -107,19 +143,21 @@ typedef struct rths {
 } rths;
 
 static int rths_init(mapf__sim *sim, void **state, mapf_diag *d) {
-  const double *v = sim->cfg->params.v;
+  rths_params P;
+  int rc = mapf_params_fill(sim->cfg->algo, &sim->cfg->params, &P, sizeof P, d);
+  if (rc != MAPF_OK) return rc;
   rths *r = calloc(1, sizeof *r);
   if (r) r->agent = calloc((size_t)sim->n ? (size_t)sim->n : 1, sizeof *r->agent);
   if (!r || !r->agent) {
     free(r);
     return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
   }
-  r->w = v[0];
-  r->wc = v[1];
-  r->b = v[2];
-  r->lop = (int)v[3];
-  r->da = v[4] != 0;
-  r->expendable = v[5] != 0;
+  r->w = P.w;
+  r->wc = P.wc;
+  r->b = P.b;
+  r->lop = P.lop;
+  r->da = P.da;
+  r->expendable = P.expendable;
   r->n = sim->n;
   *state = r;
   return MAPF_OK;
@@ -288,9 +326,20 @@ static void rths_retarget(mapf__sim *sim, void *state, int32_t a) {
   mapf__cellmap_clear(&((rths *)state)->agent[a], sizeof(rslot));
 }
 
-const mapf__planner_vt mapf__rths_vt = {
+static const mapf__planner_vt rths_vt = {
     .init = rths_init,
     .plan = rths_plan,
     .free = rths_free,
     .retarget = rths_retarget,
+};
+
+MAPF_ALGORITHM(rths, 60) = {
+    .name = "rths",
+    .label = "RTHS",
+    .doc = "parametrized real-time heuristic search, lookahead 1, one agent's algorithm run by "
+           "every agent alone (thesis Ch. 4, Algorithm 1); the defaults are LRTA*",
+    .params = rths_param_table,
+    .nparams = MAPF_NPARAMS(rths_param_table),
+    .size = sizeof(rths_params),
+    .vt = &rths_vt,
 };

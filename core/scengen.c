@@ -18,35 +18,35 @@
 static const mapf_param_def cross_params[] = {
     {"side", MAPF_PARAM_INT, -1, 3, -1,
      "side of the starts: 0 left, 1 right, 2 top, 3 bottom, -1 drawn from the seed; goals on "
-     "the opposite side", NULL},
+     "the opposite side", NULL, 0},
     {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells in each side band", NULL},
+     "fraction of the usable cells in each side band", NULL, 0},
 };
 
 static const mapf_param_def swap_params[] = {
     {"axis", MAPF_PARAM_INT, -1, 1, -1,
-     "0: left <-> right, 1: top <-> bottom, -1 drawn from the seed", NULL},
+     "0: left <-> right, 1: top <-> bottom, -1 drawn from the seed", NULL, 0},
     {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells in each side band", NULL},
+     "fraction of the usable cells in each side band", NULL, 0},
 };
 
 static const mapf_param_def centre_params[] = {
     {"inner", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells nearest the centre (the inner region)", NULL},
+     "fraction of the usable cells nearest the centre (the inner region)", NULL, 0},
     {"outer", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells farthest from the centre (the outer region)", NULL},
+     "fraction of the usable cells farthest from the centre (the outer region)", NULL, 0},
 };
 
 static const mapf_param_def tight_params[] = {
     {"density", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.5,
-     "agents per cluster cell: each cluster holds ceil(n / density) cells", NULL},
+     "agents per cluster cell: each cluster holds ceil(n / density) cells", NULL, 0},
 };
 
 static const mapf_param_def wide_params[] = {
     {"density", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.5,
-     "agents per start-cluster cell: the start cluster holds ceil(n / density) cells", NULL},
+     "agents per start-cluster cell: the start cluster holds ceil(n / density) cells", NULL, 0},
     {"wide", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.05,
-     "agents per goal-cluster cell: the goal cluster holds ceil(n / wide) cells", NULL},
+     "agents per goal-cluster cell: the goal cluster holds ceil(n / wide) cells", NULL, 0},
 };
 
 /* patrol (seed 004 Sec. 4): 10 loops and left <-> right are the paper's ("agents must complete
@@ -54,12 +54,12 @@ static const mapf_param_def wide_params[] = {
  * side"). The band is ours, as in cross-sides. generate reads them in this order. */
 static const mapf_param_def patrol_params[] = {
     {"loops", MAPF_PARAM_INT, 1, 1000000, 10,
-     "patrol loops per agent: start to goal and back, this many times", NULL},
+     "patrol loops per agent: start to goal and back, this many times", NULL, 0},
     {"axis", MAPF_PARAM_INT, -1, 1, 0,
      "0: starts left, goals right (the paper's); 1: starts top, goals bottom; -1 drawn from "
-     "the seed", NULL},
+     "the seed", NULL, 0},
     {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells in each side band", NULL},
+     "fraction of the usable cells in each side band", NULL, 0},
 };
 
 #define NPARAMS(a) ((int32_t)(sizeof(a) / sizeof(a)[0]))
@@ -648,15 +648,15 @@ static const char doc_patrol[] =
 
 /* The algo.h views: the same names and parameters, for algo.c's parameter functions. */
 static const mapf_algo_def views[] = {
-    {"random", "random", doc_random, NULL, 0, NULL, NULL},
-    {"cross-sides", "cross-sides", doc_cross, cross_params, NPARAMS(cross_params), NULL, NULL},
-    {"swap-sides", "swap-sides", doc_swap, swap_params, NPARAMS(swap_params), NULL, NULL},
-    {"inside-out", "inside-out", doc_inside, centre_params, NPARAMS(centre_params), NULL, NULL},
-    {"outside-in", "outside-in", doc_outside, centre_params, NPARAMS(centre_params), NULL, NULL},
-    {"tight-to-tight", "tight-to-tight", doc_tight, tight_params, NPARAMS(tight_params), NULL,
-     NULL},
-    {"tight-to-wide", "tight-to-wide", doc_wide, wide_params, NPARAMS(wide_params), NULL, NULL},
-    {"patrol", "patrol", doc_patrol, patrol_params, NPARAMS(patrol_params), NULL, NULL},
+    {"random", "random", doc_random, NULL, 0, 0, NULL, NULL},
+    {"cross-sides", "cross-sides", doc_cross, cross_params, NPARAMS(cross_params), 0, NULL, NULL},
+    {"swap-sides", "swap-sides", doc_swap, swap_params, NPARAMS(swap_params), 0, NULL, NULL},
+    {"inside-out", "inside-out", doc_inside, centre_params, NPARAMS(centre_params), 0, NULL, NULL},
+    {"outside-in", "outside-in", doc_outside, centre_params, NPARAMS(centre_params), 0, NULL, NULL},
+    {"tight-to-tight", "tight-to-tight", doc_tight, tight_params, NPARAMS(tight_params), 0,
+     NULL, NULL},
+    {"tight-to-wide", "tight-to-wide", doc_wide, wide_params, NPARAMS(wide_params), 0, NULL, NULL},
+    {"patrol", "patrol", doc_patrol, patrol_params, NPARAMS(patrol_params), 0, NULL, NULL},
 };
 
 static const mapf_scengen_def table[] = {

@@ -1,5 +1,5 @@
-/* sim_int.h: what the simulator shares with the planners (BMAA*, and later FAR, WHCA*, ...).
- * Internal to core/. */
+/* sim_int.h: what the simulator shares with the planners (BMAA*, FAR, WHCA*, ...). Internal to
+ * core/ and to planners defined elsewhere (tests). */
 #ifndef MAPF_SIM_INT_H
 #define MAPF_SIM_INT_H
 
@@ -56,7 +56,9 @@ static inline int mapf__sim_expired(mapf__sim *sim) {
   return sim->expired != 0;
 }
 
-/* A planner: the algorithm's side of the NPC controller. */
+/* A planner: the algorithm's side of the NPC controller. Each algorithm's file keeps its own
+ * (static) and names it in its description (algo.h, MAPF_ALGORITHM); init reads the run's
+ * parameters with mapf_params_fill into the algorithm's typed struct. */
 typedef struct mapf__planner_vt {
   /* Allocates the algorithm's state for sim (sim->n agents) and sets sim->push if it pushes.
    * Returns MAPF_OK or an error with d filled. */
@@ -81,12 +83,5 @@ typedef struct mapf__planner_vt {
    * without one. */
   double (*coherence)(const mapf__sim *sim, const void *state);
 } mapf__planner_vt;
-
-extern const mapf__planner_vt mapf__bmaa_vt;
-extern const mapf__planner_vt mapf__whca_vt; /* whca.c */
-extern const mapf__planner_vt mapf__far_vt;          /* far.c */
-extern const mapf__planner_vt mapf__astar_replan_vt; /* far.c */
-extern const mapf__planner_vt mapf__dm_vt;           /* dm.c */
-extern const mapf__planner_vt mapf__rths_vt;         /* rths.c */
 
 #endif

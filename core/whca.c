@@ -47,11 +47,51 @@
  *   the least recently used agents' RRA* are dropped and restart, aimed at the agent's cell of
  *   the moment; distances, and so all moves, are unchanged, only the work grows. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "rra.h"
 #include "sim_int.h"
+
+/* Parameters (Silver 2005; Sigurdson 2018 thesis, 5.2.1). Window 8 as in the thesis's
+ * portfolio (5.4.2); replanning half-way through the window and rotating priorities as Silver
+ * suggests. The choices behind each are in the head comment above. */
+typedef struct whca_params {
+  int32_t window, replan;
+  bool rotate;
+  double wait;
+  int32_t memory;
+} whca_params;
+
+static const mapf_param_def whca_param_table[] = {
+    {"window", MAPF_PARAM_INT, 1, 1024, 8,
+     "steps of each agent's space-time search; beyond them the true distance to the goal", NULL,
+     offsetof(whca_params, window)},
+    {"replan", MAPF_PARAM_INT, 0, 1024, 0,
+     "steps between rounds in which every agent plans again (0: window / 2, at least 1)", NULL,
+     offsetof(whca_params, replan)},
+    {"rotate", MAPF_PARAM_BOOL, 0, 1, 1,
+     "rotate the agents' priority order every round (false: fixed order, agent index)", NULL,
+     offsetof(whca_params, rotate)},
+    {"wait", MAPF_PARAM_REAL, 0, 1000, 1,
+     "search cost of waiting one step off the goal (a wait on the goal is free)", NULL,
+     offsetof(whca_params, wait)},
+    {"memory", MAPF_PARAM_INT, 0, 1048576, 1024,
+     "megabytes of RRA* data per run; past it the least recently used are dropped (0: no limit)",
+     NULL, offsetof(whca_params, memory)},
+};
+
+static int whca_rules(const void *params, mapf_diag *d) {
+  const whca_params *p = params;
+  if (p->replan > p->window)
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                         "whca: replan (%d) must be at most window (%d): an agent has no plan "
+                         "beyond its window",
+                         (int)p->replan, (int)p->window);
+  return MAPF_OK;
+}
 
 #define ST_EPS 1e-9
 
@@ -347,16 +387,18 @@ static int32_t gcd32(int32_t a, int32_t b) {
 static void whca_free(void *state);
 
 static int whca_init(mapf__sim *sim, void **state, mapf_diag *d) {
-  const double *v = sim->cfg->params.v;
+  whca_params P;
+  int rc = mapf_params_fill(sim->cfg->algo, &sim->cfg->params, &P, sizeof P, d);
+  if (rc != MAPF_OK) return rc;
   whca *W = calloc(1, sizeof *W);
   if (!W) return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
   int32_t n = sim->n;
   W->n = n;
-  W->w = (int32_t)v[0];
-  W->replan = (int32_t)v[1] ? (int32_t)v[1] : (W->w / 2 > 0 ? W->w / 2 : 1);
-  W->rotate = v[2] != 0;
-  W->wait_cost = v[3];
-  W->budget = (size_t)v[4] << 20;
+  W->w = P.window;
+  W->replan = P.replan ? P.replan : (W->w / 2 > 0 ? W->w / 2 : 1);
+  W->rotate = P.rotate;
+  W->wait_cost = P.wait;
+  W->budget = (size_t)P.memory << 20;
   W->single_pass = sim->cfg->execution == MAPF_EXEC_SINGLE_PASS;
   W->round_t0 = -1;
   size_t m = n > 0 ? (size_t)n : 1;
@@ -656,9 +698,21 @@ static void whca_retarget(mapf__sim *sim, void *state, int32_t a) {
   mapf__rra_free(&W->rra[a]);
 }
 
-const mapf__planner_vt mapf__whca_vt = {
+static const mapf__planner_vt whca_vt = {
     .init = whca_init,
     .plan = whca_plan,
     .free = whca_free,
     .retarget = whca_retarget,
+};
+
+MAPF_ALGORITHM(whca, 20) = {
+    .name = "whca",
+    .label = "WHCA*",
+    .doc = "Windowed Hierarchical Cooperative A*: windowed space-time A* with a shared "
+           "reservation table and RRA* distances (Silver 2005)",
+    .params = whca_param_table,
+    .nparams = MAPF_NPARAMS(whca_param_table),
+    .size = sizeof(whca_params),
+    .rules = whca_rules,
+    .vt = &whca_vt,
 };

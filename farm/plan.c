@@ -2057,7 +2057,7 @@ static void auto_label(pctx *c, entry *e, const pnode *at) {
  * sample and every excluded combination counts against PLAN_MAX_COMBOS; exclude work against
  * PLAN_MAX_EXCLUDE_CHECKS) before anything is allocated for them, draws the sample, then
  * enumerates the raw combinations once: drops the excluded ones, keeping the indices of the
- * others, and checks the survivors against the algorithm's cross-parameter rules (def->check,
+ * others, and checks the survivors against the algorithm's cross-parameter rules (def->rules,
  * as mapf_params_check would: bmaa refuses flow: true), reported at `at`. O(raw x (parameters +
  * exclude entries)). */
 static void finish_entry(pctx *c, entry *e, const pnode *at, const pnode *exclude_key,
@@ -2126,7 +2126,7 @@ static void finish_entry(pctx *c, entry *e, const pnode *at, const pnode *exclud
      * directly keeps a million combinations well under a second. */
     mapf_diag d;
     memset(&d, 0, sizeof d);
-    if (!def->check || def->check(&p, &d) == MAPF_OK) continue;
+    if (mapf_params_check_rules(def, &p, &d) == MAPF_OK) continue;
     if (failing++ == 0) {
       first = d;
       first_p = p;
