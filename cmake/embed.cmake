@@ -1,5 +1,5 @@
 # Turns schema/schema.sql and schema/views.sql into C strings so the binary carries the one
-# source of the database layout (DESIGN.md, schema/).
+# source of the database layout (docs/database.md, schema/).
 function(embed var path out)
   file(READ ${path} text)
   string(REPLACE "\\" "\\\\" text "${text}")

@@ -1,7 +1,8 @@
-/* astar.c: plain A* over the legal moves of a grid (seed 001, Alg. 1). Generation-stamped node
- * records mean a search costs O(generated nodes x log), never O(map). README, Performance, has
- * the figures; the order of expansions is exactly that of a binary heap with seed 001's ties
- * (lowest f, then highest g, then first in first out), so are the expansion counts and paths.
+/* astar.c: plain A* over the legal moves of a grid (Sigurdson et al. 2018, Alg. 1).
+ * Generation-stamped node records mean a search costs O(generated nodes x log), never O(map).
+ * README, Performance, has the figures; the order of expansions is exactly that of a binary heap
+ * with Sigurdson et al. 2018's ties (lowest f, then highest g, then first in first out), so are the
+ * expansion counts and paths.
  *
  * Exact integer keys. Costs are pairs a + b sqrt(2) (search_int.h). bq_key maps a pair to the
  * 64-bit integer floor((a + b sqrt(2)) 2^32) give or take 2: two different costs below 2^27

@@ -1,6 +1,6 @@
-/* astar.h: A* on an octile grid (seed 001, Alg. 1), octile heuristic, ties broken toward lower
- * f, then higher g, then first in first out (seed 001, footnote 1). With no agents on the map
- * the path costs equal the optimal_length column of MovingAI .scen files. */
+/* astar.h: A* on an octile grid (Sigurdson et al. 2018, Alg. 1), octile heuristic, ties broken
+ * toward lower f, then higher g, then first in first out (Sigurdson et al. 2018, footnote 1). With
+ * no agents on the map the path costs equal the optimal_length column of MovingAI .scen files. */
 #ifndef MAPF_ASTAR_H
 #define MAPF_ASTAR_H
 

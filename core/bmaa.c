@@ -90,7 +90,7 @@ typedef struct bmaa {
   bmaa_agent *a;
   int32_t *searching; /* the agents that search in this step, in index order (n entries) */
   /* flow: true: FAR's flow annotation, "generated the first time the node is processed and
-   * then cached" (seed 001 Sec. IV-C), per run; NULL: the plain grid. */
+   * then cached" (Sigurdson et al. 2018 Sec. IV-C), per run; NULL: the plain grid. */
   mapf_flow_lazy *flow;
 } bmaa;
 

@@ -1,7 +1,7 @@
 /* cellmap.h: a sparse per-agent table keyed by cell id, for what a real-time search learns about
  * the few cells an agent visits (BMAA*'s h-values, RTHS's per-cell state, a direction-map
  * agent's own map). Dense per-agent arrays would not fit: 2,000 agents x a 531x747 map are 3 GB
- * of doubles (ALGORITHMS.md). Internal to core/.
+ * of doubles (docs/choices.md). Internal to core/.
  *
  * Open addressing with linear probing, at most half full. A slot is the caller's struct, whose
  * first member is the int32_t key (-1: empty); the table knows only the slot's size, so one

@@ -1,5 +1,5 @@
 /* dm.c: direction maps (Jansen & Sturtevant, "A new approach to cooperative pathfinding",
- * AAMAS 2008, seed 004; ALGORITHMS.md, Direction maps). Every agent plans a complete A* path
+ * AAMAS 2008, Jansen & Sturtevant 2008; docs/choices.md, dm). Every agent plans a complete A* path
  * whose edge costs are raised where a move runs against the direction agents moved there
  * before (Fig. 3), follows it, and plans again only when a move fails or its target changes;
  * every executed move updates the direction vectors of the cells left and entered (Fig. 2).
@@ -20,7 +20,8 @@
  *  3. Agents (Sec. 4: "Agents are able to see other agents within a small radius (4-5 steps)";
  *     "static information about other agents during planning"). Agents within Euclidean
  *     distance `vision` of the planning agent's cell, at the start of the step, are obstacles
- *     to its search, except on its target (choice, as BMAA*, seed 001 Alg. 5 lines 15-20: an
+ *     to its search, except on its target (choice, as BMAA*, Sigurdson et al. 2018 Alg. 5 lines
+ * 15-20: an
  *     agent passing over the target would otherwise make it unreachable and every search
  *     exhaust the map until it leaves).
  *  4. When to plan (Sec. 4: "each failed move requires a re-planning step"). An agent follows

@@ -1,5 +1,5 @@
-/* dm.h: the arithmetic of direction maps (Jansen & Sturtevant, AAMAS 2008, seed 004 Sec. 2-3;
- * ALGORITHMS.md, Direction maps), shared by the `dm` planner (dm.c) and its tests. Internal to
+/* dm.h: the arithmetic of direction maps (Jansen & Sturtevant, AAMAS 2008, Jansen & Sturtevant 2008
+ * Sec. 2-3; docs/choices.md, dm), shared by the `dm` planner (dm.c) and its tests. Internal to
  * core/.
  *
  * Vectors are in grid coordinates: x to the right (east), y down (south), so the paper's 'up'

@@ -1,6 +1,7 @@
-/* far.c: FAR, Flow Annotation Replanning (Wang & Botea, ICAPS 2008; seed 002 slides 7-14;
- * seed 001 Sec. III-B and V; ALGORITHMS.md, FAR and A*-Replan), and A*-Replan, the same planner
- * without the flow annotation (seed 001 Sec. V: "equivalent to FAR with no flow annotations").
+/* far.c: FAR, Flow Annotation Replanning (Wang & Botea, ICAPS 2008; Wang & Botea 2008 slides 7-14;
+ * Sigurdson et al. 2018 Sec. III-B and V; docs/choices.md, far), and A*-Replan, the same planner
+ * without the flow annotation (Sigurdson et al. 2018 Sec. V: "equivalent to FAR with no flow
+ * annotations").
  *
  * The rules. The seeds give the outline (complete A* paths, k-step reservations, waiting,
  * wait-for cycles broken by the agent on the densest node, local replanning); everything marked
@@ -16,9 +17,11 @@
  *     "fewest" is a strong preference, not a guarantee; costs stay optimal.
  *  2. Time. Positions are those at the end of a step; an agent's reservations are (cell, t) for
  *     t = T+1 .. H, always the next cells of its path (H - T <= k, the `reservation`
- *     parameter; slide 11, seed 001 Sec. V: k = 3). From H on the agent is taken to stay on its
+ *     parameter; slide 11, Sigurdson et al. 2018 Sec. V: k = 3). From H on the agent is taken to
+ * stay on its
  *     last reserved cell, its "tail" (a standing agent's tail is its own cell).
- *  3. Who may be where (choice, derived from the executor's rules, ALGORITHMS.md: "planners
+ *  3. Who may be where (choice, derived from the executor's rules, docs/choices.md, Simulation:
+ * "planners
  *     with reservations plan on the same rule the executor applies"). Agent a may take (v, t)
  *     when no other agent reserved (v, t); no other agent's tail is v from a time <= t; if
  *     another agent b is on v at t - 1, b leaves at t (it holds a reservation at t); if another
@@ -34,7 +37,8 @@
  *     later time nor be another agent's tail. So no two agents are ever in one cell and every
  *     move FAR asks for is one the executor makes (an invariant build aborts if not; otherwise
  *     the agent waits, replans and the run stays legal).
- *  4. Reserving (slide 11; seed 001 Sec. V: agents "must successfully reserve their next three
+ *  4. Reserving (slide 11; Sigurdson et al. 2018 Sec. V: agents "must successfully reserve their
+ * next three
  *     moves before they execute them"). A standing agent reserves min(k, moves left) moves at
  *     once or none, and then waits. Choice: a moving agent extends its reservations by single
  *     steps up to k ahead every step, keeping what it has when an extension fails, and stops
@@ -74,12 +78,12 @@
  *     a fallback made no difference to completion over 52 test instances and sent agents on
  *     long detours into dead ends of mazes, so there is none.)
  *  9. Agents on their goals stay (no reservations; their tail is the goal), so paths through a
- *     goal wait. Choice, after seed 001 Sec. III-B (FAR "attempts to break deadlocks ... by
- *     pushing some agents temporarily off their goal nodes"): when an agent has waited at least
- *     `replan_after` steps for an agent on its goal (its local repair found no way round),
- *     every agent standing on its goal among its next k cells steps aside as in rule 7 (all at
- *     once: one at a time, they took turns and never cleared the way) and plans its way back;
- *     each counts as a push.
+ *     goal wait. Choice, after Sigurdson et al. 2018 Sec. III-B (FAR "attempts to break
+ *     deadlocks ... by pushing some agents temporarily off their goal nodes"): when an agent has
+ *     waited at least `replan_after` steps for an agent on its goal (its local repair found no
+ *     way round), every agent standing on its goal among its next k cells steps aside as in
+ *     rule 7 (all at once: one at a time, they took turns and never cleared the way) and plans
+ *     its way back; each counts as a push.
  * 10. Searches and expansions are counted per agent (`searches`, `expansions`): complete plans,
  *     and local repairs each count one search. */
 #include <stddef.h>

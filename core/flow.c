@@ -1,5 +1,5 @@
-/* flow.c: FAR's flow annotation (seed 002 slides 8-10; seed 001 Sec. III-B; ALGORITHMS.md,
- * Flow annotation).
+/* flow.c: FAR's flow annotation (Wang & Botea 2008 slides 8-10; Sigurdson et al. 2018 Sec. III-B;
+ * docs/choices.md, Flow annotation).
  *
  * The rules, in order. Each is local: a cell's mask depends only on the grid near it, which is
  * what lets mapf_flow_lazy compute one cell at a time and agree with mapf_flow_new.
@@ -11,7 +11,8 @@
  * 2. Corridors. A cell is a corridor cell when it has at most two legal moves (degree <= 2 in
  *    the grid graph: a one-cell-wide corridor, a corner of one, or a dead end). Every edge with
  *    a corridor cell at one end stays two-way (slide 10 "single-width tunnel: bi-directional";
- *    seed 001: "edges on paths whose interior nodes have degree two ... remain undirected").
+ *    Sigurdson et al. 2018: "edges on paths whose interior nodes have degree two ... remain
+ * undirected").
  *    Dead ends (degree 1) are included: a dead end is a corridor of length one, and rule 4
  *    would make its only edge two-way anyway. The seeds leave the exact test open; this one
  *    needs no search and looks at one cell.
@@ -19,7 +20,8 @@
  *    one with incoming edges only. A sink gets an outgoing diagonal edge and a source an
  *    incoming one (slide 10), to or from a diagonal neighbour that is not itself a sink (for a
  *    sink) or a source (for a source): a diagonal into another sink, or out of another source,
- *    would connect nothing ("pointing at each other", seed 001). Among several candidates the
+ *    would connect nothing ("pointing at each other", Sigurdson et al. 2018). Among several
+ * candidates the
  *    first in the order NE, SE, SW, NW is taken; in fact there is never more than one: all of a
  *    sink's edges point in, so by rule 1 its west or east neighbour (whichever the row's flow
  *    leaves by) and its north or south neighbour are blocked, and rule 2 leaves it exactly two

@@ -1,14 +1,14 @@
-/* flow.h: FAR's flow annotation (seed 002 slides 8-10; seed 001 Sec. III-B; ALGORITHMS.md,
- * Flow annotation): the grid's moves restricted to one-way "roads" that criss-cross the map,
- * so agents meet head-on less often, with every adjacent pair of cells still reachable from
- * each other.
+/* flow.h: FAR's flow annotation (Wang & Botea 2008 slides 8-10; Sigurdson et al. 2018 Sec. III-B;
+ * docs/choices.md, Flow annotation): the grid's moves restricted to one-way "roads" that
+ * criss-cross the map, so agents meet head-on less often, with every adjacent pair of cells still
+ * reachable from each other.
  *
  * The annotation of a cell is an 8-bit mask of allowed outgoing moves (bit d: direction d of
  * grid.h), always a subset of the grid's legal moves g->moves. It is a function of the grid
  * alone, computed by fixed local rules (flow.c's head comment lists them), so it can be
  * precomputed for the whole map (FAR) or computed lazily, cell by cell, the first time a
- * search reaches a cell (BMAA* with flow: seed 001 Sec. IV-B, "generated the first time the
- * node is processed and then cached"); both give the same masks.
+ * search reaches a cell (BMAA* with flow: Sigurdson et al. 2018 Sec. IV-B, "generated the first
+ * time the node is processed and then cached"); both give the same masks.
  *
  * Thread safety: a mapf_flow is read-only once built and may be shared by threads (as the grid
  * is); mapf_grid_flow builds one per grid on first use and keeps it with the grid. A
@@ -80,7 +80,7 @@ static inline uint8_t mapf_flow_lazy_moves(mapf_flow_lazy *f, int32_t c) {
 }
 
 /* Checks the annotation's required property on g: for every legal grid move u -> v, v is
- * reachable from u using only the moves in masks (ALGORITHMS.md, Flow annotation). Since grid
+ * reachable from u using only the moves in masks (docs/choices.md, far). Since grid
  * moves go both ways, that holds exactly when u and v always lie in one strongly connected
  * component of the annotated graph. Returns the number of legal grid moves whose two cells lie
  * in different components plus the number of masked moves that are not legal grid moves: 0

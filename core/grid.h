@@ -1,4 +1,4 @@
-/* grid.h: octile grid maps (ALGORITHMS.md, Grid and moves).
+/* grid.h: octile grid maps (docs/choices.md, Grid).
  *
  * A grid is built once (loaded or generated), finished with mapf_grid_finish(), and then shared
  * read-only by every thread of a run. Cells are numbered id = y * width + x, with x the column
@@ -118,7 +118,7 @@ static inline double mapf_octile_xy(int32_t x, int32_t y, int32_t gx, int32_t gy
   return dx > dy ? dx + (MAPF_SQRT2 - 1.0) * dy : dy + (MAPF_SQRT2 - 1.0) * dx;
 }
 
-/* Euclidean distance between cells a and b (BMAA* vision, seed 001 Alg. 5 line 15). */
+/* Euclidean distance between cells a and b (BMAA* vision, Sigurdson et al. 2018 Alg. 5 line 15). */
 double mapf_euclid(const mapf_grid *g, int32_t a, int32_t b);
 
 /* Direction of the move from a to an adjacent cell b, or -1 when b is not one of a's eight

@@ -1,7 +1,7 @@
 /* hash.h: content hashes for job keys and map identity.
  *
- * Job keys are 128-bit hashes of a canonical job description (DESIGN.md, Rules), written as 32
- * lowercase hex digits. The hash is our own fixed function (two lanes of a multiply-xorshift
+ * Job keys are 128-bit hashes of a canonical job description (docs/design.md, Job keys), written as
+ * 32 lowercase hex digits. The hash is our own fixed function (two lanes of a multiply-xorshift
  * mix), so keys are stable across platforms, compilers and versions of any library. */
 #ifndef MAPF_HASH_H
 #define MAPF_HASH_H

@@ -1,4 +1,4 @@
-/* rra.c: Reverse Resumable A* (Silver 2005; ALGORITHMS.md, WHCA*). See rra.h. */
+/* rra.c: Reverse Resumable A* (Silver 2005; docs/choices.md, whca). See rra.h. */
 #include "rra.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* rra.h: Reverse Resumable A* (Silver 2005, "Hierarchical Cooperative A*"; ALGORITHMS.md,
+/* rra.h: Reverse Resumable A* (Silver 2005, "Hierarchical Cooperative A*"; docs/choices.md,
  * WHCA*): the true distance from any cell to one agent's goal, ignoring agents. An A* search
  * runs backwards from the goal toward a target cell (Silver: the agent's start) with the
  * octile heuristic; when the distance of a cell that is not closed yet is asked for, the search

@@ -1,4 +1,4 @@
-/* rths.c: parametrized real-time heuristic search (thesis seed 003, Ch. 4, Algorithm 1, lines
+/* rths.c: parametrized real-time heuristic search (thesis Sigurdson 2018, Ch. 4, Algorithm 1, lines
  * 280-295; Bulitko 2016): lookahead 1, learning rule with weights w and wc, lateral learning
  * over the b fraction of the neighbourhood combined by lop, depression avoidance (da) and
  * pruning of expendable nodes (expendable); rths_params below.
@@ -53,7 +53,7 @@
  *
  * Under the simulator: every agent runs Algorithm 1 on its own, on the static map; other
  * agents are not obstacles to its planning (the thesis's algorithm is single-agent, line 182).
- * The executor applies the simulator's rule (ALGORITHMS.md, Simulation): a move into a cell
+ * The executor applies the simulator's rule (docs/choices.md, Simulation): a move into a cell
  * that is occupied fails and the agent stays (thesis line 172); next step it plans again from
  * the same node, where line 7 does not change h again (it reads only the neighbours), so it
  * wants the same move until the way clears. An agent parked on its goal does not plan and
@@ -69,7 +69,7 @@
 #include "cellmap.h"
 #include "sim_int.h"
 
-/* Costs and learned values closer than this compare equal (ALGORITHMS.md, Grid and moves). */
+/* Costs and learned values closer than this compare equal (docs/choices.md, Grid). */
 #define EPS 1e-9
 
 /* Parameters (Sigurdson 2018 thesis, Ch. 4, Algorithm 1; Bulitko 2016). Ranges are the

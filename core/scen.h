@@ -54,7 +54,7 @@ typedef struct mapf_instance {
   int32_t n;
   int32_t *start; /* n cell ids, distinct */
   int32_t *goal;  /* n cell ids, distinct; goal[i] in the component of start[i] */
-  /* Patrol loops (seed 004 Sec. 4; ALGORITHMS.md, Direction maps). 0: the usual one-way
+  /* Patrol loops (Jansen & Sturtevant 2008 Sec. 4; docs/choices.md, dm). 0: the usual one-way
    * problem (every agent goes from its start to its goal). N >= 1: agent i patrols: on
    * reaching its goal its target becomes its start, on reaching its start again one loop is
    * done and the target is the goal again; after N loops it stays on its start. Then start[i]

@@ -49,9 +49,9 @@ static const mapf_param_def wide_params[] = {
      "agents per goal-cluster cell: the goal cluster holds ceil(n / wide) cells", NULL, 0},
 };
 
-/* patrol (seed 004 Sec. 4): 10 loops and left <-> right are the paper's ("agents must complete
- * 10 patrol loops"; "one patrol location in the left-hand side, and one on the right-hand
- * side"). The band is ours, as in cross-sides. generate reads them in this order. */
+/* patrol (Jansen & Sturtevant 2008 Sec. 4): 10 loops and left <-> right are the paper's ("agents
+ * must complete 10 patrol loops"; "one patrol location in the left-hand side, and one on the
+ * right-hand side"). The band is ours, as in cross-sides. generate reads them in this order. */
 static const mapf_param_def patrol_params[] = {
     {"loops", MAPF_PARAM_INT, 1, 1000000, 10,
      "patrol loops per agent: start to goal and back, this many times", NULL, 0},
@@ -421,9 +421,9 @@ static int gen_swap_sides(const mapf_grid *g, int32_t n, const mapf_params *p, u
   return finish_regions(rc, rank, inst, out);
 }
 
-/* patrol (seed 004 Sec. 4; scengen.h): starts in the first band (left, or top), goals in the
- * opposite one, paired within components as in cross-sides; the bands grow to hold the agents
- * but never past half the usable cells, so no goal is ever a start (an agent done with its
+/* patrol (Jansen & Sturtevant 2008 Sec. 4; scengen.h): starts in the first band (left, or top),
+ * goals in the opposite one, paired within components as in cross-sides; the bands grow to hold the
+ * agents but never past half the usable cells, so no goal is ever a start (an agent done with its
  * loops stays on its start, where it must not block another agent's goal). Sets loops. The
  * axis, when drawn, is the first draw of the seed. O(usable + width). */
 static int gen_patrol(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
@@ -644,7 +644,7 @@ static const char doc_wide[] =
     "Fig. 5.4)";
 static const char doc_patrol[] =
     "patrol: each agent patrols between a start on the left side and a goal on the right side "
-    "for `loops` loops (seed 004 Sec. 4)";
+    "for `loops` loops (Jansen & Sturtevant 2008 Sec. 4)";
 
 /* The algo.h views: the same names and parameters, for algo.c's parameter functions. */
 static const mapf_algo_def views[] = {

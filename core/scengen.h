@@ -1,4 +1,4 @@
-/* scengen.h: the registry of scenario generators (thesis 5.4.1, Fig. 5.4; ALGORITHMS.md,
+/* scengen.h: the registry of scenario generators (thesis 5.4.1, Fig. 5.4; docs/choices.md,
  * Scenario generators).
  *
  * Like the algorithm registry (algo.h), each generator declares its parameters once; plans,

@@ -1,7 +1,7 @@
 /* search_int.h: scratch memory for the grid searches of the planners (RTAA* in BMAA*): per-cell
  * node records stamped with a generation counter, so a new search never clears the arrays, and
- * a binary heap with the tie-breaking of seed 001, footnote 1: lowest f, then highest g, then
- * first in first out. Also the exact costs that A* (astar.c) shares. Internal to core/.
+ * a binary heap with the tie-breaking of Sigurdson et al. 2018, footnote 1: lowest f, then highest
+ * g, then first in first out. Also the exact costs that A* (astar.c) shares. Internal to core/.
  *
  * Exact costs. Every path cost on an octile grid is a + b sqrt(2) with integers a (cardinal
  * moves) and b (diagonal moves), and so are the octile distance and every h-value RTAA* learns

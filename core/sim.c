@@ -1,6 +1,6 @@
-/* sim.c: the simulator (ALGORITHMS.md, Simulation; seed 001 Alg. 2). Every step, each agent's
- * planner fills want[] (search phase), then the executor moves agents one at a time in agent
- * order, so no two agents ever share a cell and none ever swap. */
+/* sim.c: the simulator (docs/choices.md, Simulation; Sigurdson et al. 2018 Alg. 2). Every step,
+ * each agent's planner fills want[] (search phase), then the executor moves agents one at a time in
+ * agent order, so no two agents ever share a cell and none ever swap. */
 #include "sim.h"
 
 #include <math.h>
@@ -131,8 +131,8 @@ static void move_agent(mapf__sim *sim, int32_t a, int32_t to) {
   sim->pos[a] = to;
 }
 
-/* Push (seed 001 Alg. 2 lines 8-9; ALGORITHMS.md, BMAA*): agent b stands on its goal and blocks
- * agent `by`; move b to a free neighbour. The papers do not say which; we choose
+/* Push (Sigurdson et al. 2018 Alg. 2 lines 8-9; docs/choices.md, bmaa): agent b stands on its goal
+ * and blocks agent `by`; move b to a free neighbour. The papers do not say which; we choose
  * deterministically, preferring cells off the pusher's line of travel (the smallest dot product
  * between the push and the pusher's move, so sideways and backwards before straight ahead, where
  * b would block the pusher again), then cells nobody wants this step, then the order N, E, S,
@@ -170,9 +170,9 @@ static int wants_move(const mapf__sim *sim, int32_t a) {
   return t != MAPF__WAIT && t != sim->pos[a];
 }
 
-/* ALGORITHMS.md, execution "chains": agent a waits for the agent holding its next cell to be
- * decided first; a chain of followers is resolved back to front, so it always moves; a chain
- * that closes on itself (a cycle) waits. The lowest-index agent wanting a cell is its only
+/* docs/choices.md, Simulation: execution "chains": agent a waits for the agent holding its next
+ * cell to be decided first; a chain of followers is resolved back to front, so it always moves; a
+ * chain that closes on itself (a cycle) waits. The lowest-index agent wanting a cell is its only
  * candidate (winner[]). Iterative, so 10^5 agents in a corridor do not overflow the stack. */
 static void execute_chains(exec_ctx *x) {
   mapf__sim *sim = x->sim;
@@ -241,8 +241,8 @@ static void execute_chains(exec_ctx *x) {
   }
 }
 
-/* The paper's executor (seed 001 Alg. 2 lines 5-15): one pass in agent order; an agent moves
- * only if its next cell is free at that moment. */
+/* The paper's executor (Sigurdson et al. 2018 Alg. 2 lines 5-15): one pass in agent order; an agent
+ * moves only if its next cell is free at that moment. */
 static void execute_single_pass(exec_ctx *x) {
   mapf__sim *sim = x->sim;
   uint8_t *st = x->ws->state;
@@ -261,7 +261,7 @@ static void execute_single_pass(exec_ctx *x) {
 }
 
 #ifdef MAPF_CHECK_INVARIANTS
-/* Debug builds (STYLE.md): after every step, every move is legal, no two agents share a cell,
+/* Debug builds (docs/design.md): after every step, every move is legal, no two agents share a cell,
  * and no two agents swapped. Aborts on a violation. */
 static void check_step(const mapf__sim *sim, mapf_workspace *ws) {
   const mapf_grid *g = sim->grid;
@@ -308,8 +308,8 @@ static int sample_coherence(mapf_result *res, const mapf__sim *sim, const mapf__
   return 0;
 }
 
-/* Patrol (seed 004 Sec. 4): agent a has just reached its target. On its goal the target
- * becomes its start; on its start one loop is done and, unless that was the last, the target
+/* Patrol (Jansen & Sturtevant 2008 Sec. 4): agent a has just reached its target. On its goal the
+ * target becomes its start; on its start one loop is done and, unless that was the last, the target
  * is the goal again. Returns 1 when the target changed (the planner is told), 0 when the agent
  * has finished its last loop and stays (it has completed, like a one-way agent on its goal). */
 static int patrol_turn(mapf__sim *sim, int32_t *target, const mapf_instance *inst, int32_t a,
@@ -484,7 +484,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     return rc;
   }
 
-  /* Metrics (ALGORITHMS.md, Simulation). */
+  /* Metrics (docs/choices.md, Simulation). */
   res->wall_seconds = now_seconds() - t0;
   res->steps = sim.time;
   res->expansions = sim.expansions;

@@ -1,5 +1,5 @@
-/* sim.h: the simulator, the central NPC controller of seed 001 Alg. 2 (ALGORITHMS.md,
- * Simulation), and its metrics.
+/* sim.h: the simulator, the central NPC controller of Sigurdson et al. 2018 Alg. 2
+ * (docs/choices.md, Simulation), and its metrics.
  *
  * Thread safety: everything here is reentrant. A mapf_workspace is per-thread scratch memory,
  * reused across runs; one workspace must not be used by two threads at once. Grids and
@@ -18,8 +18,8 @@ typedef enum {
    * that agent, so following chains always move; cycles wait; of two agents that want one free
    * cell, the lower index wins. The default. */
   MAPF_EXEC_CHAINS,
-  /* One pass in agent order (seed 001 Alg. 2 lines 5-15): an agent moves only if its next
-   * cell is free at that moment. */
+  /* One pass in agent order (Sigurdson et al. 2018 Alg. 2 lines 5-15): an agent moves only if its
+   * next cell is free at that moment. */
   MAPF_EXEC_SINGLE_PASS
 } mapf_execution;
 
@@ -76,8 +76,8 @@ typedef struct mapf_sample {
   double value;
 } mapf_sample;
 
-/* Metrics of one run (seed 001 Sec. II; thesis 2.1.1). Means over an empty set are NaN (stored
- * as NULL). */
+/* Metrics of one run (Sigurdson et al. 2018 Sec. II; thesis 2.1.1). Means over an empty set are NaN
+ * (stored as NULL). */
 typedef struct mapf_result {
   mapf_status status;
   mapf_limit_kind limit;           /* which limit ended the run (MAPF_LIMIT_NONE when ok) */
@@ -96,16 +96,17 @@ typedef struct mapf_result {
   double planning_seconds;         /* total time in the search phase */
   double max_step_planning_seconds;/* the largest single step's search phase */
   int64_t failed_moves, pushes, searches, deadlocks_broken;
-  /* Patrol (seed 004 Sec. 4). */
+  /* Patrol (Jansen & Sturtevant 2008 Sec. 4). */
   int32_t loops;                   /* the instance's loops (0: one-way) */
   int64_t loops_done;              /* summed over agents */
-  double failed_moves_per_loop;    /* failed_moves / (agents x loops): seed 004's "failed moves
-                                      per loop, per agent" (Figs. 8, 9); NaN when loops = 0 */
+  double failed_moves_per_loop;    /* failed_moves / (agents x loops): Jansen & Sturtevant
+                                      2008's "failed moves per loop, per agent" (Figs. 8, 9);
+                                      NaN when loops = 0 */
   /* Thesis Ch. 4: mean over the agents that reached their goals, and whose optimal distance is
    * known and positive, of travel distance / optimal distance (under patrol, over 2 x loops
    * times the optimal distance); NaN when there are none. */
   double suboptimality;
-  /* Direction maps (seed 004 Sec. 3; algorithms with a direction map, `dm`). */
+  /* Direction maps (Jansen & Sturtevant 2008 Sec. 3; algorithms with a direction map, `dm`). */
   double coherence;                /* of the direction map at the end; NaN for other algorithms */
   mapf_sample *coherence_series;   /* every sample_every steps from step 0, owned (free with
                                       mapf_result_clear); NULL when not sampled */

@@ -79,8 +79,8 @@ typedef struct mapf__planner_vt {
    * moves made (direction maps) do it here. NULL: nothing to do. Returns MAPF_OK or
    * MAPF_ENOMEM. */
   int (*moved)(mapf__sim *sim, void *state, const int32_t *prev);
-  /* The coherence of the planner's direction map now (seed 004 Sec. 3); NULL for planners
-   * without one. */
+  /* The coherence of the planner's direction map now (Jansen & Sturtevant 2008 Sec. 3); NULL for
+   * planners without one. */
   double (*coherence)(const mapf__sim *sim, const void *state);
 } mapf__planner_vt;
 

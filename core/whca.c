@@ -1,4 +1,4 @@
-/* whca.c: Windowed Hierarchical Cooperative A* (Silver 2005; thesis 5.2.1; ALGORITHMS.md,
+/* whca.c: Windowed Hierarchical Cooperative A* (Silver 2005; thesis 5.2.1; docs/choices.md,
  * WHCA*). Every agent runs a space-time A* over (cell, time) limited to a window of w steps,
  * against a shared reservation table of the cells other agents will hold; beyond the window
  * the remaining cost is the agent's true distance to its goal, from its own Reverse Resumable
@@ -11,7 +11,7 @@
  *   costs `wait` (default 1: one time step, as in Silver, where every action including a wait
  *   costs one) except a wait on the agent's own goal, which is free (Silver), so an agent that
  *   reaches its goal inside the window stays there at no cost to the window's end. Travel
- *   distance, the metric, still counts waits as 0 (ALGORITHMS.md).
+ *   distance, the metric, still counts waits as 0 (docs/choices.md).
  * - The window's end: Silver's terminal edge. The search stops when it expands a node at depth
  *   w, and orders nodes by f = g + h with h the RRA* distance, so the chosen partial path
  *   minimises g + (true distance from its last cell). Ties: lowest f, then highest g, then the
@@ -19,7 +19,7 @@
  * - Reservations: a reserved vertex (cell, t) names its agent; an edge is never stored, since a
  *   swap is two agents A at u and B at v at time t with B at u and A at v at t + 1, which the
  *   owners of (v, t) and (u, t + 1) show. Moving into a cell another agent holds at time t
- *   (following it) is allowed only where the executor allows it (ALGORITHMS.md, Simulation):
+ *   (following it) is allowed only where the executor allows it (docs/choices.md, Simulation):
  *   under `chains` unless the followers close a cycle (walked through the agents' plans);
  *   under `single-pass` only behind an agent of lower index, which moves first, and whichever
  *   of leader and follower plans last checks the pair.
@@ -29,7 +29,7 @@
  *   only when it is not where its plan says (the executor refused a move) or its plan has
  *   ended (an agent that found no path waits one step and tries again).
  * - No path within the window: the agent reserves its current cell for the next step only and
- *   waits (ALGORITHMS.md). If another agent had reserved that cell for the next step, that
+ *   waits (docs/choices.md). If another agent had reserved that cell for the next step, that
  *   agent plans again at once against the new reservation (each agent waits this way at most
  *   once per step, so this ends), so plans stay consistent and the executor refuses nothing.
  * - Priority rotation (`rotate`, default true; Silver lets agents' priorities change from one
@@ -464,7 +464,7 @@ static void release(whca *W, int32_t a) {
 }
 
 /* May agent a move from u to v (u != v) during time T -> T + 1, where (v, T + 1) is free?
- * Implements the executor's rules (ALGORITHMS.md, Simulation) on the reservations: no swap;
+ * Implements the executor's rules (docs/choices.md, Simulation) on the reservations: no swap;
  * under single pass a follows the agent y that holds v at time T only if y has the lower
  * index (y moves first), and an agent x that has reserved u for T + 1, entering as a leaves,
  * must have a higher index than a (whichever of the two plans last checks the pair); under

@@ -1,5 +1,6 @@
-/* dataset.h: an image dataset for algorithm selection from a results database (thesis seed 003,
- * 5.3.3 and 5.4.2; ALGORITHMS.md, Portfolios).
+/* dataset.h: an image dataset for algorithm selection from a results database (thesis Sigurdson
+ * 2018,
+ * 5.3.3 and 5.4.2; docs/choices.md, Portfolios).
  *
  * One image per problem instance (farm/image.h: the instance at 227 x 227), labelled with the
  * configuration that did best on it (the view portfolio_labels, schema/views.sql), laid out the

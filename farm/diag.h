@@ -1,5 +1,5 @@
 /* diag.h: a list of diagnostics, so a plan with several mistakes reports all of them
- * (STYLE.md, Messages: SQLite counts nErr). */
+ * (docs/design.md, Errors: as SQLite counts nErr). */
 #ifndef FARM_DIAG_H
 #define FARM_DIAG_H
 

@@ -4,8 +4,8 @@
  * decoding (map, scenario, agent count, instance, algorithm, parameter combination), so a plan
  * of a million jobs costs no memory beyond what the run stores.
  *
- * Job identity (DESIGN.md, Rules): the key is the 128-bit hash of a canonical text naming the
- * map's content hash, the generator and its parameters, the agent count, the instance index,
+ * Job identity (docs/design.md, Job keys): the key is the 128-bit hash of a canonical text naming
+ * the map's content hash, the generator and its parameters, the agent count, the instance index,
  * the plan seed, the algorithm with every parameter resolved, the limits and the execution
  * rule. Labels are not part of it. The instance seed leaves out the algorithm, so every
  * algorithm of a plan runs the same instances. */

@@ -54,7 +54,7 @@ static int px_class(const uint8_t *p) {
   return PX_TERRAIN;
 }
 
-/* Thesis 5.3.3 (seed 003 line 526): white blocked, black open, green starts, red goals. Goals
+/* Thesis 5.3.3 (Sigurdson 2018): white blocked, black open, green starts, red goals. Goals
  * are drawn after starts, so a cell that is both is red (image.h). O(cells + agents). */
 int farm_image_render(const mapf_grid *g, const mapf_instance *inst, farm_image **out,
                       mapf_diag *d) {
@@ -183,7 +183,7 @@ int farm_image_resize(const farm_image *src, int32_t width, int32_t height, farm
 }
 
 /* Bresenham's line from (x0, y0) to (x1, y1), both ends included, 8-connected: one pixel per
- * step of the longer axis, so the line is one pixel wide (thesis 4.4, seed 003 line 379). The
+ * step of the longer axis, so the line is one pixel wide (thesis 4.4, Sigurdson 2018). The
  * all-octant integer form (error term e = dx + dy). */
 static void draw_line(farm_image *im, int32_t x0, int32_t y0, int32_t x1, int32_t y1) {
   int32_t dx = x1 > x0 ? x1 - x0 : x0 - x1, sx = x0 < x1 ? 1 : -1;
@@ -209,7 +209,7 @@ static void draw_mark(farm_image *im, int32_t cx, int32_t cy, uint8_t r, uint8_t
     for (int32_t x = cx - 1; x <= cx + 1; x++) put_clipped(im, x, y, r, g, b);
 }
 
-/* Thesis 4.4, per-problem (seed 003 line 379): the map image, a 3x3 green mark at the start, a
+/* Thesis 4.4, per-problem (Sigurdson 2018): the map image, a 3x3 green mark at the start, a
  * 3x3 red mark at the goal and a one-pixel line between them, drawn on the resized map in the
  * order line, start, goal (image.h says why). */
 int farm_image_render_problem(const mapf_grid *g, int32_t start, int32_t goal, int32_t width,

@@ -1,5 +1,5 @@
-/* image.h: MAPF instances as images, the input of the algorithm selector (ALGORITHMS.md,
- * Portfolios; thesis seed 003, 4.4 and 5.3.3).
+/* image.h: MAPF instances as images, the input of the algorithm selector (docs/choices.md,
+ * Portfolios; thesis Sigurdson 2018, 4.4 and 5.3.3).
  *
  * An instance is first drawn at native size, one pixel per cell: blocked cells white, open cells
  * black, start cells green, goal cells red. farm_image_resize() then brings it to the network's
@@ -19,7 +19,7 @@
 #include "grid.h"
 #include "scen.h"
 
-/* The side of the thesis's network input (seed 003 line 396: "a 227 x 227 colour pixel
+/* The side of the thesis's network input (Sigurdson 2018: "a 227 x 227 colour pixel
  * image"); a width or height of 0 asks for it. */
 #define FARM_IMAGE_SIDE 227
 /* The largest side an image may have, the largest side a map may have. */
@@ -56,7 +56,7 @@ static inline uint8_t *farm_image_px(const farm_image *im, int32_t x, int32_t y)
 
 /* The image of inst on g at native size (g->width x g->height, pixel (x, y) is cell (x, y)):
  * blocked cells white, open cells black, every agent's start green and goal red (thesis 5.3.3,
- * seed 003 line 526). A cell that is one agent's start and another's goal (or, in a scenario
+ * Sigurdson 2018). A cell that is one agent's start and another's goal (or, in a scenario
  * that allows it, one agent's start and goal) is red: the goal is drawn over the start, as the
  * thesis draws its goal mark after its start mark (4.4, line 379). inst may be NULL: the map
  * alone (the per-map images of 4.4). Returns MAPF_OK with the image in *out (the caller frees
@@ -85,7 +85,7 @@ int32_t farm_image_scale(int32_t s, int32_t from, int32_t to);
  *    as in farm_image_render(); otherwise it is terrain. When enlarging, an output pixel holds
  *    no source centre and takes the agent class of the source pixel under its own centre
  *    (nearest neighbour), so an agent cell becomes a block of agent pixels.
- * Why not the thesis's bicubic resize (seed 003 line 396: "the image is bicubically resized")?
+ * Why not the thesis's bicubic resize (Sigurdson 2018: "the image is bicubically resized")?
  * A start or goal is one pixel (line 526); shrinking a 512 x 512 map to 227 x 227 by bicubic
  * (or bilinear) interpolation smears it into a dim tint of the terrain, and by nearest
  * neighbour drops four in five of them. The agents are the part of the image that varies
@@ -97,7 +97,7 @@ int32_t farm_image_scale(int32_t s, int32_t from, int32_t to);
 int farm_image_resize(const farm_image *src, int32_t width, int32_t height, farm_image **out,
                       mapf_diag *d);
 
-/* The per-problem image of thesis 4.4 (seed 003 line 379), for one agent going from cell start
+/* The per-problem image of thesis 4.4 (Sigurdson 2018), for one agent going from cell start
  * to cell goal of g: the map alone rendered and resized to width x height (0: FARM_IMAGE_SIDE)
  * as above, then, on the resized image, a one-pixel line (Bresenham, 8-connected, blue) from
  * the start's pixel to the goal's (farm_image_scale() of each coordinate), then a 3x3 green

@@ -5,7 +5,7 @@
  * plan can never expand into more than it says) and bounds the tree (nodes, depth, entries per
  * list). The second walks the tree section by section and checks every key and value against
  * the declarations in core/algo.h, core/mapgen.h and core/sim.h. It never stops at the first
- * mistake: every error goes to the caller's farm_diags as PLAN:LINE:COL (STYLE.md, Messages),
+ * mistake: every error goes to the caller's farm_diags as PLAN:LINE:COL (docs/design.md, Errors),
  * up to PLAN_MAX_ERRORS, and the plan is returned only when there were none.
  *
  * Beyond each value, the plan is checked for repetitions that would give two jobs the same key

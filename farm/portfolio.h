@@ -1,11 +1,11 @@
 /* portfolio.h: algorithm portfolios over a results database (thesis 2.2, 4.4.2 and 5.4.2;
- * ALGORITHMS.md, Portfolios): the instances x configurations matrix, the perfect selector pi*,
+ * docs/choices.md, Portfolios): the instances x configurations matrix, the perfect selector pi*,
  * the worst selector, the best single algorithm, and greedy portfolio formation (thesis
  * Algorithm 2). The SQL twin of the rule is schema/views.sql ("Portfolios").
  *
  * A configuration is a label (one algorithm with its parameters); a problem instance is
  * (map_hash, generator, agents, instance), which every label of a plan runs alike. Jobs with
- * status 'error' are never candidates. Jobs rank by the thesis's rule (2.2; seed 003 line
+ * status 'error' are never candidates. Jobs rank by the thesis's rule (2.2; Sigurdson 2018 line
  * 198): higher completion rate, then shorter mean travel distance, then smaller completion
  * time, counted in steps (mean_completion_steps_capped: seconds vary from run to run, steps
  * do not); remaining ties go to the smaller label, then the smaller job key. NULL metrics

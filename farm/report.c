@@ -1,4 +1,4 @@
-/* report.c: the paper-style result tables of `mapfarm report` (seed 001 Tables I-III).
+/* report.c: the paper-style result tables of `mapfarm report` (Sigurdson et al. 2018 Tables I-III).
  *
  * A table has a row per map and a column per label (the display name of an algorithm with its
  * parameters), in the order they first appear in the database: by the plan that first wrote
@@ -740,7 +740,7 @@ static void write_table(const report_text *x, farm_format format, const char *ti
   }
 }
 
-/* Thesis Table 5.1 ("Algorithm performance on all problems", seed 003 lines 563-571): rows
+/* Thesis Table 5.1 ("Algorithm performance on all problems", Sigurdson 2018): rows
  * pi*, every label, the worst selector; columns completion rate (%), distance and completion
  * time, each "mean ± standard error". The thesis's errors are over ten training/test splits;
  * here there is no split, and the error is that of the mean over the instances. "Best on":
@@ -803,7 +803,7 @@ static int pf_table51(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
   return bad ? -1 : 0;
 }
 
-/* Thesis Table 5.2 ("Completion rate(%) by problem type", seed 003 lines 585-594): a row per
+/* Thesis Table 5.2 ("Completion rate(%) by problem type", Sigurdson 2018): a row per
  * problem type (generator) and Overall, a column per label, beside them pi*, the worst
  * selector and the instances, then per label the percentage of the type's instances on which
  * it is pi*'s choice (the thesis discusses which algorithm is chosen where, seed lines 583

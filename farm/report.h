@@ -1,5 +1,6 @@
-/* report.h: named result tables (Tables I-III of seed 001: maps as rows, labels as columns, an
- * Overall row and column; other rows and columns on request, e.g. agent counts for Fig. 2). */
+/* report.h: named result tables (Tables I-III of Sigurdson et al. 2018: maps as rows, labels as
+ * columns, an Overall row and column; other rows and columns on request, e.g. agent counts for Fig.
+ * 2). */
 #ifndef FARM_REPORT_H
 #define FARM_REPORT_H
 
@@ -15,7 +16,8 @@ typedef struct farm_report_opts {
   int32_t max_agents; /* only instances with at most this many agents; 0 = all */
   /* What the rows and the columns are (NULL: "map" and "label", the paper's tables): one of
    * "map", "label", "algorithm", "generator", "agents", or "param:NAME" for the value of an
-   * algorithm parameter (seed 001's parameter study: rows vision, columns expansions). */
+   * algorithm parameter (Sigurdson et al. 2018's parameter study: rows vision, columns expansions).
+   * */
   const char *rows, *cols;
   const char *where;  /* an SQL condition on results that every job must meet; NULL = none */
   int counts;         /* show each cell's job count (--counts) */
@@ -25,7 +27,7 @@ typedef struct farm_report_opts {
 int farm_report_check_dim(const char *dim, char *err, size_t errlen);
 
 /* Names of the reports, NULL-terminated: "completion-rate", "completion-time",
- * "travel-distance", "completion-seconds" (seed 001 Tables I-III), "portfolio" and
+ * "travel-distance", "completion-seconds" (Sigurdson et al. 2018 Tables I-III), "portfolio" and
  * "problem-types" (thesis Tables 5.1 and 5.2: selectors and labels on the instances every
  * label ran on; rows and columns are fixed, so --rows and --cols are refused). */
 extern const char *const farm_report_names[];

@@ -343,7 +343,7 @@ static int exec_sql(sqlite3 *db, const char *path, const char *sql, const char *
 }
 
 /* Switches to WAL, which persists in the file, so later connections find it on. WAL needs
- * shared memory between processes, which network file systems lack: DESIGN.md has each shard
+ * shared memory between processes, which network file systems lack: docs/database.md has each shard
  * write on local disk. */
 static int set_wal(sqlite3 *db, const char *path, char *err, size_t errlen) {
   sqlite3_stmt *s = NULL;

@@ -1,4 +1,4 @@
--- schema.sql: the tables of a mapfarm results database (DESIGN.md, Database contract).
+-- schema.sql: the tables of a mapfarm results database (docs/database.md).
 --
 -- This file is compiled into the binary (cmake/embed.cmake) and run once, in one transaction,
 -- when farm/store.c creates a database; views.sql follows it. farm/store.c then sets
@@ -78,7 +78,8 @@ CREATE TABLE results (
                CHECK (limit_hit = '' OR limit_hit = 'steps' OR limit_hit = 'seconds'
                       OR limit_hit = 'expansions'),
   message      TEXT NOT NULL DEFAULT '',  -- why, when status = 'error'
-  -- Metrics (ALGORITHMS.md, Metrics; seed 001 Sec. II). All NULL when status = 'error'.
+  -- Metrics (docs/database.md, results; Sigurdson et al. 2018 Sec. II). All NULL when status =
+  -- 'error'.
   completion_rate                REAL,    -- completed / agents, 0..1
   completed                      INTEGER, -- agents on their goals at the end
   mean_completion_steps          REAL,    -- over agents that completed
@@ -153,8 +154,9 @@ CREATE TABLE agent_results (
   PRIMARY KEY (result_id, agent)
 ) WITHOUT ROWID;
 
--- The direction-map coherence of a dm job over time (seed 004), every `coherence_every`
--- steps of the plan from step 0; none for other algorithms. Keyed like agent_results.
+-- The direction-map coherence of a dm job over time (Jansen & Sturtevant 2008), every
+-- `coherence_every` steps of the plan from step 0; none for other algorithms. Keyed like
+-- agent_results.
 CREATE TABLE coherence_series (
   result_id  INTEGER NOT NULL,          -- results.id of its job
   step       INTEGER NOT NULL,

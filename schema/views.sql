@@ -13,8 +13,8 @@
 --   * `first_row` is the smallest plan_index of a group: order by it to list maps and labels in
 --     the order the plan lists them (what the reports do), whichever thread finished first.
 
--- The cells of Tables I-III of seed 001: one row per map and label (the column of the paper's
--- tables). completion_rate is 0..1; the report prints it as a percentage.
+-- The cells of Tables I-III of Sigurdson et al. 2018: one row per map and label (the column of the
+-- paper's tables). completion_rate is 0..1; the report prints it as a percentage.
 CREATE VIEW report_cells AS
 SELECT map,
        label,
@@ -57,8 +57,8 @@ SELECT label,
 FROM results
 GROUP BY label;
 
--- Metrics against the number of agents (seed 001 Fig. 2: completion rate per agent count),
--- one row per map, label and agent count.
+-- Metrics against the number of agents (Sigurdson et al. 2018 Fig. 2: completion rate per agent
+-- count), one row per map, label and agent count.
 CREATE VIEW by_agents AS
 SELECT map,
        label,
@@ -73,7 +73,7 @@ SELECT map,
 FROM results
 GROUP BY map, label, agents;
 
--- ---- Portfolios (thesis 2.2, 4.4.2 and 5.4.2; ALGORITHMS.md, Portfolios) ---------------------
+-- ---- Portfolios (thesis 2.2, 4.4.2 and 5.4.2; docs/choices.md, Portfolios) ---------------------
 --
 -- A problem instance is (map_hash, generator, agents, instance): farm/expand.c seeds an
 -- instance from these and the plan's seed, never from the algorithm, so every label of a plan

@@ -1,6 +1,6 @@
 /* test_bench.c: the benchmark measurements (farm/bench.c) and what their figures rest on: the
- * fast A* expands exactly the nodes of a textbook A* with seed 001's ties, and BMAA* gives the
- * results it gave before the performance work (README, Performance). */
+ * fast A* expands exactly the nodes of a textbook A* with Sigurdson et al. 2018's ties, and BMAA*
+ * gives the results it gave before the performance work (README, Performance). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* test_dm.c: direction maps (seed 004; core/dm.c): the arithmetic of Figs. 2 and 3 and of
- * coherence on hand-made values, the planner against plain A*, lanes, the paper's effect on
+/* test_dm.c: direction maps (Jansen & Sturtevant 2008; core/dm.c): the arithmetic of Figs. 2 and 3
+ * and of coherence on hand-made values, the planner against plain A*, lanes, the paper's effect on
  * failed moves, agent-centric maps, sampling and determinism. Every run is watched step by step
  * by an independent checker. */
 #include <criterion/criterion.h>

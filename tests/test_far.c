@@ -99,7 +99,8 @@ Test(far, registry_declares_far_and_astar_replan) {
   cr_assert_str_eq(ar->label, "A*-Replan");
   mapf_params p;
   mapf_params_default(far, &p);
-  cr_assert_eq(p.v[mapf_param_index(far, "reservation")], 3, "k = 3 (seed 001 Sec. V)");
+  cr_assert_eq(p.v[mapf_param_index(far, "reservation")], 3,
+               "k = 3 (Sigurdson et al. 2018 Sec. V)");
   cr_assert_eq(p.v[mapf_param_index(far, "flow")], 1);
   cr_assert_eq(mapf_param_index(ar, "flow"), -1, "A*-Replan has no flow parameter");
   mapf_params_default(ar, &p);
@@ -115,7 +116,7 @@ Test(far, registry_declares_far_and_astar_replan) {
   cr_assert_str_eq(json, "{\"flow\":true,\"replan_after\":5,\"reservation\":3}");
 }
 
-/* Planning on the executor's rule (ALGORITHMS.md): under chains a queue follows its leader in
+/* Planning on the executor's rule (docs/choices.md): under chains a queue follows its leader in
  * the same step; under single pass an agent can follow only a lower index, so a queue whose
  * leader has the highest index unrolls one agent per step. No reserved move is ever refused. */
 Test(far, reservations_follow_the_executors_rule) {
@@ -330,9 +331,9 @@ Test(far, travel_distance_is_close_to_optimal_on_sparse_instances, .timeout = 12
 /* FAR and A*-Replan on generated maps, both executions: legal, deterministic (two runs agree on
  * every non-timing value), and they finish the random and room maps. The maze has corridors two
  * cells wide (side 40: 41 would leave a one-cell strip along two borders, where queues meet
- * head-on, FAR's known weakness, seed 001 Fig. 3) and dead-end pockets where crowds jam, so
- * there the bound is lower: FAR's flow makes the corridors two one-way lanes (0.98 with chains
- * on this instance), A*-Replan's agents meet head-on (about 0.7). */
+ * head-on, FAR's known weakness, Sigurdson et al. 2018 Fig. 3) and dead-end pockets where crowds
+ * jam, so there the bound is lower: FAR's flow makes the corridors two one-way lanes (0.98 with
+ * chains on this instance), A*-Replan's agents meet head-on (about 0.7). */
 Test(far, runs_are_legal_deterministic_and_complete_on_generated_maps, .timeout = 300) {
   mapf_mapgen_kind kinds[] = {MAPF_MAPGEN_RANDOM, MAPF_MAPGEN_ROOMS, MAPF_MAPGEN_MAZE};
   for (int k = 0; k < 3; k++) {
@@ -428,9 +429,9 @@ Test(far, expansion_budget_ends_the_run) {
   mapf_grid_free(g);
 }
 
-/* lak307d (a map of seed 001's tables) with 100 and 200 agents, both algorithms and both
- * executions: legal, and nearly everyone arrives (seed 001 Table I: FAR and A*-Replan 60% on
- * lak307d over 25 to 2,000 agents). */
+/* lak307d (a map of Sigurdson et al. 2018's tables) with 100 and 200 agents, both algorithms and
+ * both executions: legal, and nearly everyone arrives (Sigurdson et al. 2018 Table I: FAR and
+ * A*-Replan 60% on lak307d over 25 to 2,000 agents). */
 Test(far, real_map_lak307d, .timeout = 300) {
   REQUIRE_MAPS(maps);
   mapf_grid *g = test_load_movingai(maps, "dao/lak307d.map");

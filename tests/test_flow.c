@@ -74,7 +74,7 @@ static void check_map(void *ud, const char *path, const char *rel) {
   mapf_grid_free(g);
 }
 
-/* The issue's required test (ALGORITHMS.md, Flow annotation): on every map in
+/* The issue's required test (docs/choices.md, far): on every map in
  * ../shared/movingai, for every legal move u -> v, v is reachable from u in the annotated
  * graph; and the lazy annotation gives the same masks. */
 Test(flow, every_movingai_map_keeps_every_neighbour_reachable, .timeout = 900) {

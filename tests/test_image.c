@@ -174,7 +174,7 @@ Test(image, resize_defaults_to_227_and_rejects_bad_sides) {
   farm_image_free(src);
 }
 
-/* The thesis's BGII maps resized to 512 x 512 (seed 003 line 905), a few agents, the network's
+/* The thesis's BGII maps resized to 512 x 512 (Sigurdson 2018), a few agents, the network's
  * 227 x 227: every start and goal is still there, at its scaled place, in its colour, unless
  * an agent of the other kind shares the output pixel and outnumbers it (the documented rule,
  * recomputed here from the instance); and no other pixel is green or red. */

@@ -1,6 +1,6 @@
 /* test_paper_maps.c: every algorithm of the registry, and BMAA*'s paper variants, runs legally
- * on each of the ten maps of seed 001's study (configs/bmaa-paper.yaml): every step of every
- * run is checked by an independent watcher (tests/testutil.h: no shared cell, only legal
+ * on each of the ten maps of Sigurdson et al. 2018's study (configs/bmaa-paper.yaml): every step of
+ * every run is checked by an independent watcher (tests/testutil.h: no shared cell, only legal
  * moves, no swaps), and each run's metrics agree with the positions the watcher saw. */
 #include <criterion/criterion.h>
 

@@ -201,8 +201,8 @@ Test(report, max_agents_keeps_small_instances_only) {
 
 /* ---- other rows and columns, filters ------------------------------------------------------ */
 
-/* One BMAA* job with parameters, for the parameter-study tables (seed 001's preliminary sweep:
- * completion rate over expansions x vision). */
+/* One BMAA* job with parameters, for the parameter-study tables (Sigurdson et al. 2018's
+ * preliminary sweep: completion rate over expansions x vision). */
 static void put_param_job(farm_store *st, int32_t i, int32_t agents, const char *label,
                           const char *params, double rate) {
   mapf_result res = result_of(MAPF_STATUS_LIMIT, rate);

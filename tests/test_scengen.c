@@ -722,13 +722,15 @@ Test(scengen, places_thousands_of_agents_quickly_on_a_real_map, .timeout = 60) {
   mapf_grid_free(g);
 }
 
-/* ---- patrol (seed 004 Sec. 4) --------------------------------------------------------------- */
+/* ---- patrol (Jansen & Sturtevant 2008 Sec. 4)
+ * --------------------------------------------------------------- */
 
 Test(scengen, patrol_defaults_are_the_papers) {
   const mapf_scengen_def *def = gen_def("patrol");
   mapf_params p;
   mapf_scengen_params_default(def, &p);
-  cr_assert_eq(p.v[mapf_param_index(def->view, "loops")], 10, "seed 004: 10 patrol loops");
+  cr_assert_eq(p.v[mapf_param_index(def->view, "loops")], 10,
+               "Jansen & Sturtevant 2008: 10 patrol loops");
   cr_assert_eq(p.v[mapf_param_index(def->view, "axis")], 0, "left <-> right");
   cr_assert_float_eq(p.v[mapf_param_index(def->view, "band")], 0.25, 1e-15);
 }

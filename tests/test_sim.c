@@ -230,8 +230,8 @@ Test(sim, bmaa_runs_are_legal_and_deterministic_on_generated_maps, .timeout = 30
   }
 }
 
-/* BMAA* with flow (BMAA*-c, seed 001 Sec. IV-C): the search follows the flow annotation, so
- * without push every move an agent makes is an edge of the annotated graph. */
+/* BMAA* with flow (BMAA*-c, Sigurdson et al. 2018 Sec. IV-C): the search follows the flow
+ * annotation, so without push every move an agent makes is an edge of the annotated graph. */
 Test(sim, bmaa_with_flow_moves_only_along_annotated_edges) {
   mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 40, 40, 0.15, 1, 21);
   mapf_instance *inst = test_random_instance(g, 30, 5);
@@ -318,7 +318,8 @@ Test(sim, every_algorithm_stops_within_one_search_of_the_budget, .timeout = 120)
   mapf_grid_free(g);
 }
 
-/* ---- patrol (seed 004 Sec. 4; sim.h) ----------------------------------------------------- */
+/* ---- patrol (Jansen & Sturtevant 2008 Sec. 4; sim.h)
+ * ----------------------------------------------------- */
 
 /* Watches a patrol run on its own: the step checker, plus each agent's loops counted from the
  * trace by the rule of sim.h (reach the goal, then the start: one loop), and the step of its

@@ -1,4 +1,4 @@
-/* test_whca.c: WHCA* (Silver 2005; ALGORITHMS.md, WHCA*) and its Reverse Resumable A*: RRA*
+/* test_whca.c: WHCA* (Silver 2005; docs/choices.md, whca) and its Reverse Resumable A*: RRA*
  * distances against A* on real and generated maps, resumption against fresh searches, and
  * WHCA* runs watched step by step by an independent checker (no shared cells, no swaps, only
  * legal moves) under both executions, on hand-made corridors and generated and real maps, and

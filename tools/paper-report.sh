@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# paper-report.sh: Tables I-III and Figure 2 of the BMAA* paper (seed 001) from a database of
-# configs/bmaa-paper.yaml (or -small, with or without bmaa-paper-whca.yaml), into OUTDIR:
+# paper-report.sh: Tables I-III and Figure 2 of the BMAA* paper (Sigurdson et al. 2018) from a
+# database of configs/bmaa-paper.yaml (or -small, with or without bmaa-paper-whca.yaml), into
+# OUTDIR:
 #
 #   table1.md, table1.csv   completion rate (%), all instances
 #   table2.md, table2.csv   completion time (steps; unfinished agents count as the step

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# plot-agents.sh: a metric against the number of agents, one line per label (seed 001, Fig. 2:
-# completion rate of every algorithm averaged over all instances of all maps).
+# plot-agents.sh: a metric against the number of agents, one line per label (Sigurdson et al. 2018,
+# Fig. 2: completion rate of every algorithm averaged over all instances of all maps).
 #
 #   tools/plot-agents.sh DB OUT [REPORT] [REPORT OPTIONS...]
 #

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # plot-heatmap.sh: a metric over two dimensions as a heat map with the value in every cell
-# (seed 001's parameter study: completion rate or travel distance over expansions x vision).
+# (Sigurdson et al. 2018's parameter study: completion rate or travel distance over expansions x
+# vision).
 #
 #   tools/plot-heatmap.sh DB OUT REPORT ROWS COLS [--mark COL,ROW] [REPORT OPTIONS...]
 #

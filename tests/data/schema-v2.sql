@@ -1,6 +1,6 @@
 -- The tables of a mapfarm results database of schema version 2, kept for tests/test_cli.c
 -- (a version-2 file is read as it is and upgraded when opened for writing).
--- schema.sql: the tables of a mapfarm results database (DESIGN.md, Database contract).
+-- schema.sql: the tables of a mapfarm results database (docs/database.md).
 --
 -- This file is compiled into the binary (cmake/embed.cmake) and run once, in one transaction,
 -- when farm/store.c creates a database; views.sql follows it. farm/store.c then sets
@@ -76,7 +76,8 @@ CREATE TABLE results (
                CHECK (limit_hit = '' OR limit_hit = 'steps' OR limit_hit = 'seconds'
                       OR limit_hit = 'expansions'),
   message      TEXT NOT NULL DEFAULT '',  -- why, when status = 'error'
-  -- Metrics (ALGORITHMS.md, Metrics; seed 001 Sec. II). All NULL when status = 'error'.
+  -- Metrics (docs/database.md, results; Sigurdson et al. 2018 Sec. II). All NULL when status =
+  -- 'error'.
   completion_rate                REAL,    -- completed / agents, 0..1
   completed                      INTEGER, -- agents on their goals at the end
   mean_completion_steps          REAL,    -- over agents that completed
