@@ -1216,20 +1216,21 @@ static int cmd_algorithms(const farm_cli_cmd *cmd, int argc, char **argv) {
   return 0;
 }
 
-static int cmd_generators(const farm_cli_cmd *cmd, int argc, char **argv) {
+/* A listing that takes no options. */
+static int print_listing(const farm_cli_cmd *cmd, int argc, char **argv, void (*print)(FILE *)) {
   int unused = 0;
   int e = parse_flags(cmd, argc, argv, 0, &unused);
   if (e) return e;
-  farm_catalog_generators(stdout);
+  print(stdout);
   return 0;
 }
 
+static int cmd_generators(const farm_cli_cmd *cmd, int argc, char **argv) {
+  return print_listing(cmd, argc, argv, farm_catalog_generators);
+}
+
 static int cmd_reports(const farm_cli_cmd *cmd, int argc, char **argv) {
-  int unused = 0;
-  int e = parse_flags(cmd, argc, argv, 0, &unused);
-  if (e) return e;
-  farm_catalog_reports(stdout);
-  return 0;
+  return print_listing(cmd, argc, argv, farm_catalog_reports);
 }
 
 /* ---- mapfarm merge ------------------------------------------------------------------- */
