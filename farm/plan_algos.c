@@ -6,8 +6,6 @@
  * dropped, `exclude` is applied once over the raw combinations (at most PLAN_MAX_COMBOS in all),
  * leaving the ascending indices of the survivors, and a label template is parsed into pieces.
  * Decoding a combination (farm_algo_combo) is then O(parameters), with no allocation. */
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +15,6 @@
 #include "hash.h"
 #include "plan_int.h"
 #include "rng.h"
-#include "suggest.h"
 
 /* ---- algorithms ------------------------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* plan_int.h: what the parts of the plan reader share (farm/plan_yaml.c: the tree, values and
- * messages; farm/plan.c: the top level, maps and scenarios; farm/plan_algos.c: algorithm
- * entries). Not part of the public API (farm/plan.h). */
+ * messages; farm/plan.c: the top level and the entry points; farm/plan_maps.c: maps and
+ * scenarios; farm/plan_algos.c: algorithm entries). Not part of the public API (farm/plan.h). */
 #ifndef FARM_PLAN_INT_H
 #define FARM_PLAN_INT_H
 
@@ -104,6 +104,13 @@ static inline long long farm__plan_sat_mul(long long a, long long b) {
 static inline long long farm__plan_sat_add(long long a, long long b) {
   return a > LLONG_MAX - b ? LLONG_MAX : a + b;
 }
+
+/* ---- maps and scenarios (farm/plan_maps.c) ----------------------------------------------- */
+
+void farm__plan_parse_maps(pctx *c, farm_plan *plan, const pnode *v, const char *dir,
+                           const farm_plan_opts *opts);
+void farm__plan_parse_scenarios(pctx *c, farm_plan *plan, const pnode *v, const char *dir,
+                                const farm_plan_opts *opts);
 
 /* ---- algorithm entries (farm/plan_algos.c) ----------------------------------------------- */
 
