@@ -1,7 +1,8 @@
 /* plan_maps.c: the `maps` and `scenarios` sections of a plan (farm/plan.c): map paths resolved
- * against the plan's directory and MAPFARM_MAPS, map-generator entries checked against the
- * generator's parameter table, scenario files and generators, agent counts and instances. A map
- * or an agent count listed twice is refused here, since its jobs would repeat with the same keys. */
+ * against the plan's directory and the map directories, map-generator entries checked against
+ * the generator's parameter table, scenario files and generators, agent counts and instances.
+ * A map or an agent count listed twice is refused here: its jobs would repeat with the same
+ * keys. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
