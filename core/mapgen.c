@@ -8,20 +8,56 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "rng.h"
 
+#define KIND_RANDOM (1u << MAPF_MAPGEN_RANDOM)
+#define KIND_ROOMS (1u << MAPF_MAPGEN_ROOMS)
+#define KIND_MAZE (1u << MAPF_MAPGEN_MAZE)
+#define KIND_ALL (KIND_RANDOM | KIND_ROOMS | KIND_MAZE)
+#define FIELD(f) offsetof(mapf_mapgen_params, f)
+
+static const mapf_mapgen_key keys[] = {
+    {"kind", MAPF_MAPGEN_KEY_KIND, 0, 0, 0, 1, KIND_ALL, FIELD(kind),
+     "the generator: random, rooms or maze"},
+    {"width", MAPF_MAPGEN_KEY_INT, 1, MAPF_GRID_MAX_SIDE, 32, 1, KIND_ALL, FIELD(width),
+     "columns of the map"},
+    {"height", MAPF_MAPGEN_KEY_INT, 1, MAPF_GRID_MAX_SIDE, 32, 1, KIND_ALL, FIELD(height),
+     "rows of the map"},
+    {"density", MAPF_MAPGEN_KEY_REAL, 0, 0.9, 0.2, 0, KIND_RANDOM, FIELD(density),
+     "probability that a cell is blocked"},
+    {"room", MAPF_MAPGEN_KEY_INT, 2, MAPF_GRID_MAX_SIDE, 8, 0, KIND_ROOMS, FIELD(room),
+     "side of a room's interior, in cells"},
+    {"doors", MAPF_MAPGEN_KEY_INT, 1, MAPF_GRID_MAX_SIDE, 1, 0, KIND_ROOMS, FIELD(doors),
+     "one-cell openings in each wall between two rooms"},
+    {"corridor", MAPF_MAPGEN_KEY_INT, 1, MAPF_GRID_MAX_SIDE, 1, 0, KIND_MAZE, FIELD(corridor),
+     "width of corridors and walls, in cells"},
+    {"seed", MAPF_MAPGEN_KEY_U64, 0, 0, 0, 0, KIND_ALL, FIELD(seed),
+     "the map's seed (the plan's seed does not change it)"},
+};
+#define NKEYS ((int32_t)(sizeof keys / sizeof keys[0]))
+_Static_assert(NKEYS == MAPF_MAPGEN_NKEYS, "MAPF_MAPGEN_NKEYS counts the rows of keys");
+
+int32_t mapf_mapgen_key_count(void) { return NKEYS; }
+
+const mapf_mapgen_key *mapf_mapgen_key_at(int32_t i) {
+  return i >= 0 && i < NKEYS ? &keys[i] : NULL;
+}
+
 void mapf_mapgen_defaults(mapf_mapgen_params *p, mapf_mapgen_kind kind) {
   memset(p, 0, sizeof *p);
   p->kind = kind;
-  p->width = 32;
-  p->height = 32;
-  p->density = 0.2;
-  p->room = 8;
-  p->doors = 1;
-  p->corridor = 1;
-  p->seed = 0;
+  for (int32_t i = 1; i < NKEYS; i++) {
+    char *field = (char *)p + keys[i].offset;
+    if (keys[i].type == MAPF_MAPGEN_KEY_INT)
+      *(int32_t *)(void *)field = (int32_t)keys[i].def;
+    else if (keys[i].type == MAPF_MAPGEN_KEY_REAL)
+      *(double *)(void *)field = keys[i].def;
+    else if (keys[i].type == MAPF_MAPGEN_KEY_U64)
+      *(uint64_t *)(void *)field = (uint64_t)keys[i].def;
+  }
 }
 
 int mapf_mapgen_kind_parse(const char *name) {

@@ -5,6 +5,7 @@
 #ifndef MAPF_MAPGEN_H
 #define MAPF_MAPGEN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "grid.h"
@@ -28,7 +29,35 @@ typedef struct mapf_mapgen_params {
   uint64_t seed;
 } mapf_mapgen_params;
 
-/* Sets the defaults above for kind, with width = height = 32 and seed 0. */
+/* The parameters of the generators, declared once (mapgen.c): a plan's `generate:` entry,
+ * `mapfarm generators` and mapf_mapgen_defaults read this table. Key 0 is `kind`, which
+ * decides which other keys apply. */
+typedef enum {
+  MAPF_MAPGEN_KEY_KIND, /* a mapf_mapgen_kind, by name */
+  MAPF_MAPGEN_KEY_INT,  /* an int32_t field */
+  MAPF_MAPGEN_KEY_REAL, /* a double field */
+  MAPF_MAPGEN_KEY_U64   /* a uint64_t field, any 64-bit value */
+} mapf_mapgen_key_type;
+
+typedef struct mapf_mapgen_key {
+  const char *name;
+  mapf_mapgen_key_type type;
+  double min, max; /* inclusive (INT and REAL) */
+  double def;      /* default when not given (unused for a required key) */
+  int required;    /* a plan must give it */
+  unsigned kinds;  /* bit k: map kind k takes this key */
+  size_t offset;   /* of the field in mapf_mapgen_params */
+  const char *doc; /* one line for help */
+} mapf_mapgen_key;
+
+/* Number of keys (a constant, for arrays indexed by key), and the i-th (0 <= i < count; NULL
+ * otherwise). */
+#define MAPF_MAPGEN_NKEYS 8
+int32_t mapf_mapgen_key_count(void);
+const mapf_mapgen_key *mapf_mapgen_key_at(int32_t i);
+
+/* Sets every parameter to its table default for kind, with width = height = 32 (required in
+ * plans) and seed 0. */
 void mapf_mapgen_defaults(mapf_mapgen_params *p, mapf_mapgen_kind kind);
 
 /* Returns the kind for "random", "rooms" or "maze", or -1. */

@@ -131,20 +131,20 @@ void farm_catalog_algorithms_markdown(FILE *out) {
 }
 
 /* A map generator's key as the listings show it. */
-static void gen_cells(const farm_gen_key *k, param_cells *c) {
+static void gen_cells(const mapf_mapgen_key *k, param_cells *c) {
   c->name = k->name;
   c->doc = k->doc;
   snprintf(c->def, sizeof c->def, k->required ? "required" : "default %.15g", k->def);
   switch (k->type) {
-  case FARM_GEN_INT:
+  case MAPF_MAPGEN_KEY_INT:
     c->type = "integer";
     snprintf(c->range, sizeof c->range, "[%.15g, %.15g]", k->min, k->max);
     break;
-  case FARM_GEN_REAL:
+  case MAPF_MAPGEN_KEY_REAL:
     c->type = "real";
     snprintf(c->range, sizeof c->range, "[%.15g, %.15g]", k->min, k->max);
     break;
-  case FARM_GEN_U64:
+  case MAPF_MAPGEN_KEY_U64:
     c->type = "integer";
     snprintf(c->range, sizeof c->range, "[0, 18446744073709551615]");
     break;
@@ -182,8 +182,8 @@ void farm_catalog_generators(FILE *out) {
   /* The map generators: every `generate` key but `kind`, under each kind that takes it. */
   param_cells c;
   int gw[4] = {0, 0, 0, 0};
-  for (int32_t i = 1; i < farm_gen_key_count(); i++) {
-    gen_cells(farm_gen_key_at(i), &c);
+  for (int32_t i = 1; i < mapf_mapgen_key_count(); i++) {
+    gen_cells(mapf_mapgen_key_at(i), &c);
     const size_t len[4] = {strlen(c.name), strlen(c.type), strlen(c.range), strlen(c.def)};
     for (int j = 0; j < 4; j++)
       if ((int)len[j] > gw[j]) gw[j] = (int)len[j];
@@ -192,8 +192,8 @@ void farm_catalog_generators(FILE *out) {
   for (int kind = 0; kind < MAPF_MAPGEN_NKINDS; kind++) {
     fprintf(out, "  %-*s  %s\n", namew, mapf_mapgen_kind_name((mapf_mapgen_kind)kind),
             mapf_mapgen_kind_doc((mapf_mapgen_kind)kind));
-    for (int32_t i = 1; i < farm_gen_key_count(); i++) {
-      const farm_gen_key *k = farm_gen_key_at(i);
+    for (int32_t i = 1; i < mapf_mapgen_key_count(); i++) {
+      const mapf_mapgen_key *k = mapf_mapgen_key_at(i);
       if (!(k->kinds >> kind & 1u)) continue;
       gen_cells(k, &c);
       fprintf(out, "    %-*s  %-*s  %-*s  %-*s  %s\n", gw[0], c.name, gw[1], c.type,

@@ -17,24 +17,6 @@
 #include "mapgen.h"
 #include "sim.h"
 
-/* A key of a plan's `generate` entry (a generated map, core/mapgen.h). */
-typedef enum { FARM_GEN_KIND, FARM_GEN_INT, FARM_GEN_REAL, FARM_GEN_U64 } farm_gen_type;
-
-typedef struct farm_gen_key {
-  const char *name;
-  farm_gen_type type;
-  double min, max; /* inclusive; FARM_GEN_U64 takes any 64-bit value */
-  double def;      /* default when not given */
-  int required;
-  unsigned kinds;  /* bit k: map kind k (mapf_mapgen_kind) takes this key */
-  size_t offset;   /* of the field in mapf_mapgen_params */
-  const char *doc; /* one line for `mapfarm generators` */
-} farm_gen_key;
-
-/* Number of `generate` keys, and the i-th (0 <= i < count; NULL otherwise); key 0 is `kind`. */
-int32_t farm_gen_key_count(void);
-const farm_gen_key *farm_gen_key_at(int32_t i);
-
 typedef struct farm_map_spec {
   char *source;            /* as written in the plan, or the generated map's name */
   char *path;              /* resolved file path; NULL for generated maps */

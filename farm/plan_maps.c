@@ -106,55 +106,21 @@ static void gen_name(const mapf_mapgen_params *g, char *buf, size_t n, char *exa
   snprintf(exact, ne, "generate:%s:%.17g", buf, g->kind == MAPF_MAPGEN_RANDOM ? density : 0.0);
 }
 
-/* The keys of `generate`, declared once (plan.h): parse_generate reads only this table,
- * `mapfarm generators` lists it, and tests/test_plan.c checks that the defaults agree with
- * core/mapgen.c (mapf_mapgen_defaults). `kind` comes first: it decides which other keys
- * apply. */
-#define GEN_RANDOM (1u << MAPF_MAPGEN_RANDOM)
-#define GEN_ROOMS (1u << MAPF_MAPGEN_ROOMS)
-#define GEN_MAZE (1u << MAPF_MAPGEN_MAZE)
-#define GEN_ALL (GEN_RANDOM | GEN_ROOMS | GEN_MAZE)
-
-typedef farm_gen_key gen_key;
-
-static const gen_key gen_keys[] = {
-    {"kind", FARM_GEN_KIND, 0, 0, 0, 1, GEN_ALL, offsetof(mapf_mapgen_params, kind),
-     "the generator: random, rooms or maze"},
-    {"width", FARM_GEN_INT, 1, MAPF_GRID_MAX_SIDE, 0, 1, GEN_ALL,
-     offsetof(mapf_mapgen_params, width), "columns of the map"},
-    {"height", FARM_GEN_INT, 1, MAPF_GRID_MAX_SIDE, 0, 1, GEN_ALL,
-     offsetof(mapf_mapgen_params, height), "rows of the map"},
-    {"density", FARM_GEN_REAL, 0, 0.9, 0.2, 0, GEN_RANDOM, offsetof(mapf_mapgen_params, density),
-     "probability that a cell is blocked"},
-    {"room", FARM_GEN_INT, 2, MAPF_GRID_MAX_SIDE, 8, 0, GEN_ROOMS,
-     offsetof(mapf_mapgen_params, room), "side of a room's interior, in cells"},
-    {"doors", FARM_GEN_INT, 1, MAPF_GRID_MAX_SIDE, 1, 0, GEN_ROOMS,
-     offsetof(mapf_mapgen_params, doors), "one-cell openings in each wall between two rooms"},
-    {"corridor", FARM_GEN_INT, 1, MAPF_GRID_MAX_SIDE, 1, 0, GEN_MAZE,
-     offsetof(mapf_mapgen_params, corridor), "width of corridors and walls, in cells"},
-    {"seed", FARM_GEN_U64, 0, 0, 0, 0, GEN_ALL, offsetof(mapf_mapgen_params, seed),
-     "the map's seed (the plan's seed does not change it)"},
-};
-
-#define GEN_NKEYS ((int32_t)(sizeof gen_keys / sizeof gen_keys[0]))
-
-int32_t farm_gen_key_count(void) { return GEN_NKEYS; }
-
-const farm_gen_key *farm_gen_key_at(int32_t i) {
-  return i >= 0 && i < GEN_NKEYS ? &gen_keys[i] : NULL;
-}
+/* The keys of `generate` are core's table (core/mapgen.h): parse_generate reads only it, as
+ * `mapfarm generators` and mapf_mapgen_defaults do. `kind` comes first: it decides which
+ * other keys apply. */
 
 /* Stores x in the field of p that key k names. */
-static void gen_set(mapf_mapgen_params *p, const gen_key *k, double x, uint64_t u) {
+static void gen_set(mapf_mapgen_params *p, const mapf_mapgen_key *k, double x, uint64_t u) {
   char *field = (char *)p + k->offset;
   switch (k->type) {
-  case FARM_GEN_INT:
+  case MAPF_MAPGEN_KEY_INT:
     *(int32_t *)(void *)field = (int32_t)x;
     break;
-  case FARM_GEN_REAL:
+  case MAPF_MAPGEN_KEY_REAL:
     *(double *)(void *)field = x;
     break;
-  case FARM_GEN_U64:
+  case MAPF_MAPGEN_KEY_U64:
     *(uint64_t *)(void *)field = u;
     break;
   default:
@@ -162,17 +128,17 @@ static void gen_set(mapf_mapgen_params *p, const gen_key *k, double x, uint64_t 
   }
 }
 
-/* `generate: {kind, width, height, ...}`, checked against gen_keys. The map seed defaults to 0
+/* `generate: {kind, width, height, ...}`, checked against core's table of keys. The map seed defaults to 0
  * and does not depend on the plan seed: the same generate entry gives the same map in every
  * plan. */
 static void parse_generate(pctx *c, farm_map_spec *ms, const pnode *g) {
   static const char *const kinds[3] = {"random", "rooms", "maze"};
-  const char *keys[GEN_NKEYS];
-  for (int32_t i = 0; i < GEN_NKEYS; i++) keys[i] = gen_keys[i].name;
+  const char *keys[MAPF_MAPGEN_NKEYS];
+  for (int32_t i = 0; i < MAPF_MAPGEN_NKEYS; i++) keys[i] = mapf_mapgen_key_at(i)->name;
   char fbuf[80], h[480];
   int32_t before = c->nfail;
-  kv f[GEN_NKEYS];
-  farm__plan_walk_map(c, g, keys, GEN_NKEYS, f, "generate");
+  kv f[MAPF_MAPGEN_NKEYS];
+  farm__plan_walk_map(c, g, keys, MAPF_MAPGEN_NKEYS, f, "generate");
   int kind = -1;
   if (farm__plan_require(c, g, &f[0], "kind", "generate") == 0) {
     const pnode *v = f[0].val;
@@ -189,15 +155,15 @@ static void parse_generate(pctx *c, farm_map_spec *ms, const pnode *g) {
   }
   mapf_mapgen_params *p = &ms->gen;
   mapf_mapgen_defaults(p, kind >= 0 ? (mapf_mapgen_kind)kind : MAPF_MAPGEN_RANDOM);
-  for (int32_t i = 1; i < GEN_NKEYS; i++) {
-    const gen_key *k = &gen_keys[i];
+  for (int32_t i = 1; i < MAPF_MAPGEN_NKEYS; i++) {
+    const mapf_mapgen_key *k = mapf_mapgen_key_at(i);
     if (k->required)
       farm__plan_require(c, g, &f[i], k->name, "generate");
     else if (kind >= 0 && (k->kinds >> kind & 1u))
       gen_set(p, k, k->def, (uint64_t)k->def);
   }
-  for (int32_t i = 1; i < GEN_NKEYS; i++) {
-    const gen_key *k = &gen_keys[i];
+  for (int32_t i = 1; i < MAPF_MAPGEN_NKEYS; i++) {
+    const mapf_mapgen_key *k = mapf_mapgen_key_at(i);
     const pnode *v = f[i].val;
     if (!v) continue;
     if (kind >= 0 && !(k->kinds >> kind & 1u)) {
@@ -209,14 +175,14 @@ static void parse_generate(pctx *c, farm_map_spec *ms, const pnode *g) {
     double r;
     uint64_t u;
     switch (k->type) {
-    case FARM_GEN_INT:
+    case MAPF_MAPGEN_KEY_INT:
       if (farm__plan_get_int(c, v, k->name, (long long)k->min, (long long)k->max, &x) == 0)
         gen_set(p, k, (double)x, 0);
       break;
-    case FARM_GEN_REAL:
+    case MAPF_MAPGEN_KEY_REAL:
       if (farm__plan_get_real(c, v, k->name, k->min, k->max, &r) == 0) gen_set(p, k, r, 0);
       break;
-    case FARM_GEN_U64:
+    case MAPF_MAPGEN_KEY_U64:
       if (farm__plan_get_u64(c, v, k->name, &u) == 0) gen_set(p, k, 0, u);
       break;
     default:

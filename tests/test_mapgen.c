@@ -353,3 +353,30 @@ Test(mapgen, huge_room_or_corridor_gives_an_open_map) {
   cr_assert_eq(g->npassable, 100);
   mapf_grid_free(g);
 }
+
+/* The table of generator keys (core/mapgen.c) that plans, `mapfarm generators` and
+ * mapf_mapgen_defaults read: distinct names, `kind` first, each key taken by some kind, every
+ * default inside its range, fields inside mapf_mapgen_params, and the defaults it gives. */
+Test(mapgen, one_table_declares_every_key) {
+  cr_assert_eq(mapf_mapgen_key_count(), MAPF_MAPGEN_NKEYS);
+  cr_assert_str_eq(mapf_mapgen_key_at(0)->name, "kind");
+  cr_assert_null(mapf_mapgen_key_at(MAPF_MAPGEN_NKEYS));
+  for (int32_t i = 0; i < MAPF_MAPGEN_NKEYS; i++) {
+    const mapf_mapgen_key *k = mapf_mapgen_key_at(i);
+    cr_assert(k->kinds != 0, "%s", k->name);
+    cr_assert_lt(k->offset, sizeof(mapf_mapgen_params), "%s", k->name);
+    for (int32_t j = 0; j < i; j++) cr_assert_str_neq(mapf_mapgen_key_at(j)->name, k->name);
+    if (k->type == MAPF_MAPGEN_KEY_INT || k->type == MAPF_MAPGEN_KEY_REAL)
+      cr_assert(k->def >= k->min && k->def <= k->max, "%s: default %g", k->name, k->def);
+  }
+  mapf_mapgen_params p;
+  mapf_mapgen_defaults(&p, MAPF_MAPGEN_ROOMS);
+  cr_assert_eq(p.kind, MAPF_MAPGEN_ROOMS);
+  cr_assert_eq(p.width, 32);
+  cr_assert_eq(p.height, 32);
+  cr_assert_float_eq(p.density, 0.2, 0);
+  cr_assert_eq(p.room, 8);
+  cr_assert_eq(p.doors, 1);
+  cr_assert_eq(p.corridor, 1);
+  cr_assert_eq(p.seed, 0);
+}
