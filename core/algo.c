@@ -38,20 +38,31 @@ void mapf_params_default(const mapf_algo_def *def, mapf_params *p) {
   for (int32_t i = 0; i < def->nparams; i++) p->v[i] = def->params[i].def;
 }
 
-/* Shortest %g form that reads back to the same double, so JSON (and so job keys) are canonical
- * and readable: 0.2 stays "0.2", sqrt(2) gets all 17 digits. */
-static int format_real(double v, char *buf, size_t n) {
+int mapf_format_real(double v, int min_digits, char *buf, size_t n) {
   v += 0.0; /* -0 and 0 are one value: one text */
   /* %g drops trailing zeros, so "%.15g" already prints any value that has a shorter exact
-   * form (0.2 -> "0.2") the same way a search over every precision would; only values that
-   * need more digits try 16 and 17. Two snprintf calls instead of up to seventeen: this runs
-   * for every job key. */
+   * form (0.2 -> "0.2") the same digits a search from one digit finds; only values that need
+   * more digits try 16 and 17. Two snprintf calls instead of up to seventeen: this runs for
+   * every job key. The precision matters only for %g's choice of exponent form, which it
+   * takes when the exponent reaches the precision (30 at one digit: "3e+01"). */
+  if (min_digits < 1) min_digits = 1;
+  if (min_digits > 17) min_digits = 17;
   char tmp[64];
-  for (int prec = 15; prec <= 17; prec++) {
+  for (int prec = min_digits; prec <= 17; prec++) {
     snprintf(tmp, sizeof tmp, "%.*g", prec, v);
     if (prec == 17 || strtod(tmp, NULL) == v) break;
   }
-  return snprintf(buf, n, "%s", tmp);
+  size_t len = strlen(tmp);
+  if (n > 0) {
+    size_t k = len < n - 1 ? len : n - 1;
+    memcpy(buf, tmp, k);
+    buf[k] = '\0';
+  }
+  return (int)len;
+}
+
+static int format_real(double v, char *buf, size_t n) {
+  return mapf_format_real(v, MAPF_REAL_DIGITS, buf, n);
 }
 
 int32_t mapf_param_nchoices(const mapf_param_def *pd) {

@@ -136,6 +136,15 @@ size_t mapf_param_ctype_size(mapf_param_type type);
  * what is wrong in d. */
 int mapf_algo_validate(const mapf_algo_def *def, mapf_diag *d);
 
+/* Writes v in %g's shortest form that reads back to the same double, counting significant
+ * digits up from min_digits; -0 prints as 0. The one number formatter of key text, parameter
+ * JSON and messages: MAPF_REAL_DIGITS (15) gives plain decimals up to 1e15 (0.2 -> "0.2", 30 ->
+ * "30", sqrt(2) with all 17 digits). Key text version 1 writes `limits.seconds` from one digit
+ * (30 -> "3e+01"); that form is part of the job keys (farm/expand.c). Returns the length
+ * needed (as snprintf). */
+#define MAPF_REAL_DIGITS 15
+int mapf_format_real(double v, int min_digits, char *buf, size_t n);
+
 /* Writes p as canonical JSON: keys sorted by name, integers without a fraction, booleans as
  * true/false, enumerations as their choice's name in quotes ("lop":"median"), reals in the
  * shortest form that reads back to the same double. Returns the length needed (as snprintf). */

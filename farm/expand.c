@@ -15,7 +15,7 @@
  *   seed=<plan seed>
  *   algorithm=<canonical name>
  *   params=<mapf_params_json: every parameter, sorted by name>
- *   limits=steps:<n>,seconds:<shortest %g>,expansions:<n>
+ *   limits=steps:<n>,seconds:<shortest %g from one digit: 30 -> 3e+01>,expansions:<n>
  *   execution=<chains | single-pass>
  *
  * The instance seed is the 64-bit hash of the first six lines only, so every algorithm (and
@@ -60,7 +60,8 @@ void farm_space_free(farm_space *sp) {
 static int key_tail(const farm_plan *plan, const farm_algo_spec *as, const char *json, char *buf,
                     size_t n) {
   char secs[40];
-  farm_format_real(plan->limits.seconds, secs, sizeof secs);
+  /* From one digit, not MAPF_REAL_DIGITS: this form is in every stored key (mapfarm-job/1). */
+  mapf_format_real(plan->limits.seconds, 1, secs, sizeof secs);
   int len = snprintf(buf, n,
                      "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,expansions:%lld\n"
                      "execution=%s\n",

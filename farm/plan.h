@@ -155,8 +155,4 @@ int farm_algo_label(const farm_algo_spec *as, const mapf_params *p, char *buf, s
 /* Frees p; NULL is a no-op. */
 void farm_plan_free(farm_plan *p);
 
-/* The shortest %g text of v that reads back to the same double (0 -> "0", 1.5 -> "1.5"), as
- * plan messages and job keys write reals. */
-void farm_format_real(double v, char *buf, size_t n);
-
 #endif

@@ -333,14 +333,6 @@ static int parse_real(const char *s, double *out) {
   return 0;
 }
 
-void farm_format_real(double v, char *buf, size_t n) {
-  v += 0.0; /* never "-0" in key text */
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, n, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v) return;
-  }
-}
-
 /* The checks below report "KEY: expected ..., found ..." at the value and return -1 on a bad
  * value (silently for a PN_BAD node, already reported). */
 
@@ -390,8 +382,8 @@ int farm__plan_get_real(pctx *c, const pnode *v, const char *key, double min, do
     *out = x;
     return 0;
   }
-  farm_format_real(min, lo, sizeof lo);
-  farm_format_real(max, hi, sizeof hi);
+  mapf_format_real(min, MAPF_REAL_DIGITS, lo, sizeof lo);
+  mapf_format_real(max, MAPF_REAL_DIGITS, hi, sizeof hi);
   if (isinf(max))
     farm__plan_perr(c, v->line, v->col, "%s: expected a number >= %s, found %s", key, lo, FOUND(v));
   else

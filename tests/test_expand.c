@@ -724,3 +724,26 @@ Test(expand, a_scenario_file_for_no_map_of_the_plan_is_an_error) {
   farm_diags_free(&errs);
   farm_plan_free(p);
 }
+
+/* Key text writes parameters in the plain shortest form (vision 30 -> "30") but limits.seconds
+ * from one significant digit (30 -> "3e+01"), as mapfarm-job/1 always has: both are in stored
+ * keys, so both forms are pinned here. */
+Test(expand, key_text_keeps_both_number_forms_of_version_1) {
+  loaded l;
+  load_text(&l, "name: x\nseed: 3\nmaps: [tiny.map]\n"
+                "scenarios: [{generator: random, agents: 2}]\n"
+                "algorithms: [{name: bmaa, params: {vision: 30}}]\n"
+                "limits: {steps: 20, seconds: 30}\n");
+  cr_assert_eq(l.sp.njobs, 1);
+  farm_job j;
+  farm_space_job(&l.sp, 0, &j);
+  char head[512];
+  snprintf(head, sizeof head,
+           "mapfarm-job/1\nmap=%016llx\ngenerator=random\nagents=2\ninstance=0\nseed=3\n",
+           (unsigned long long)l.sp.grids[0]->hash);
+  expect_key(&j, head,
+             "algorithm=bmaa\nparams={\"expansions\":32,\"flow\":false,"
+             "\"moves\":32,\"push\":false,\"vision\":30}\n"
+             "limits=steps:20,seconds:3e+01,expansions:0\nexecution=chains\n");
+  unload(&l);
+}
