@@ -1,4 +1,5 @@
-/* expand.c: the job space of a plan, its decoding and the job keys (expand.h).
+/* expand.c: the job space of a plan, the decoding of an algorithm entry's combinations and of
+ * a job, and the job keys (expand.h).
  *
  * Jobs are numbered in this order, outermost first: map, scenario, agent count, instance,
  * algorithm entry with its parameter combination. The innermost level being the algorithm,
@@ -385,6 +386,58 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
   mapf_hash128_hex(job->key, job->key_hex);
   job->instance_seed = mapf_hash64(text, (size_t)head, 0);
   job->seed = mapf_mix64(job->key.hi ^ job->key.lo);
+}
+
+/* ---- an algorithm entry's combinations (plan.h farm_algo_spec) ------------------------- */
+
+/* Sets the parameters of row `row` of table t in p. */
+static void table_row(const farm_param_table *t, int64_t row, mapf_params *p) {
+  const double *v = t->values + row * t->ncols;
+  for (int32_t k = 0; k < t->ncols; k++) p->v[t->index[k]] = v[k];
+}
+
+void farm_algo_raw(const farm_algo_spec *as, int64_t raw, mapf_params *p) {
+  *p = as->base;
+  if (as->sample.nrows > 0) {
+    table_row(&as->sample, raw % as->sample.nrows, p);
+    raw /= as->sample.nrows;
+  }
+  for (int32_t z = as->nzips - 1; z >= 0; z--) {
+    table_row(&as->zips[z], raw % as->zips[z].nrows, p);
+    raw /= as->zips[z].nrows;
+  }
+  for (int32_t a = as->naxes - 1; a >= 0; a--) {
+    const farm_param_axis *ax = &as->axes[a];
+    p->v[ax->index] = ax->values[raw % ax->nvalues];
+    raw /= ax->nvalues;
+  }
+}
+
+void farm_algo_combo(const farm_algo_spec *as, int64_t combo, mapf_params *p) {
+  farm_algo_raw(as, as->keep ? as->keep[combo] : combo, p);
+}
+
+int farm_algo_label(const farm_algo_spec *as, const mapf_params *p, char *buf, size_t n) {
+  if (!as->label_template) return snprintf(buf, n, "%s", as->label ? as->label : "");
+  size_t len = 0;
+  char val[64];
+  for (int32_t i = 0; i < as->nlabel_parts; i++) {
+    const farm_label_part *part = &as->label_parts[i];
+    const char *s = as->label_text + part->off;
+    size_t k = (size_t)part->len;
+    if (part->param >= 0) {
+      /* An enumeration's choice without the JSON quotes: a label reads "RTHS lop=median". */
+      const char *choice = mapf_param_choice(as->def, part->param, p->v[part->param]);
+      int w = choice ? snprintf(val, sizeof val, "%s", choice)
+                     : mapf_param_format(as->def, part->param, p->v[part->param], val, sizeof val);
+      s = val;
+      k = w < 0 ? 0 : (size_t)w < sizeof val ? (size_t)w : sizeof val - 1;
+    }
+    if (len < n) memcpy(buf + len, s, len + k < n ? k : n - len);
+    len += k;
+  }
+  if (n) buf[len < n ? len : n - 1] = '\0';
+  return (int)len;
 }
 
 int farm_job_params_json(const farm_space *sp, const farm_job *job, char *buf, size_t n) {

@@ -78,4 +78,19 @@ int farm_job_label(const farm_space *sp, const farm_job *job, char *buf, size_t 
 int farm_job_instance(const farm_space *sp, const farm_job *job, mapf_instance **out,
                       mapf_diag *d);
 
+/* Fills p with as->base and the values of raw combination `raw` (before `exclude`): mixed
+ * radix with the params axes outermost (the first named first), then the zip groups, then the
+ * sampled configurations. The plan parser applies `exclude` through it. */
+void farm_algo_raw(const farm_algo_spec *as, int64_t raw, mapf_params *p);
+
+/* Fills p with the resolved parameters of combination `combo` (0 <= combo < as->ncombos) of
+ * the entry: as->base, then the values of its axes, zip rows and sampled configuration. O(number
+ * of parameters); no allocation. Job keys depend on nothing else of the entry. */
+void farm_algo_combo(const farm_algo_spec *as, int64_t combo, mapf_params *p);
+
+/* Writes the entry's label for parameters p into buf (always NUL-terminated when n > 0): each
+ * {name} of the template replaced by mapf_param_format of that parameter, {{ and }} by single
+ * braces. Returns the length the whole label needs, as snprintf does. */
+int farm_algo_label(const farm_algo_spec *as, const mapf_params *p, char *buf, size_t n);
+
 #endif

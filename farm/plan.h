@@ -5,7 +5,7 @@
  * "Plan format". Parsing checks every key and value against the declarations in core/algo.h
  * and core/mapgen.h and reports every error as PLAN:LINE:COL. Everything a plan costs (its
  * combinations, samples, exclusions) is bounded and resolved here, before any job runs: an
- * entry's combinations are decoded in O(parameters) by farm_algo_combo. */
+ * entry's combinations are decoded in O(parameters) by farm_algo_combo (expand.h). */
 #ifndef FARM_PLAN_H
 #define FARM_PLAN_H
 
@@ -141,16 +141,6 @@ int farm_plan_load(const char *path, const farm_plan_opts *opts, farm_plan **out
 /* The same from a buffer; path names the plan in messages and anchors relative map paths. */
 int farm_plan_parse(const char *text, size_t len, const char *path, const farm_plan_opts *opts,
                     farm_plan **out, farm_diags *errs);
-
-/* Fills p with the resolved parameters of combination `combo` (0 <= combo < as->ncombos) of
- * the entry: as->base, then the values of its axes, zip rows and sampled configuration. O(number
- * of parameters); no allocation. Job keys depend on nothing else of the entry. */
-void farm_algo_combo(const farm_algo_spec *as, int64_t combo, mapf_params *p);
-
-/* Writes the entry's label for parameters p into buf (always NUL-terminated when n > 0): each
- * {name} of the template replaced by mapf_param_format of that parameter, {{ and }} by single
- * braces. Returns the length the whole label needs, as snprintf does. */
-int farm_algo_label(const farm_algo_spec *as, const mapf_params *p, char *buf, size_t n);
 
 /* Frees p; NULL is a no-op. */
 void farm_plan_free(farm_plan *p);

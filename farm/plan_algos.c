@@ -5,71 +5,20 @@
  * parameter seeded from the sample seed and the parameter's name) and its repeated draws
  * dropped, `exclude` is applied once over the raw combinations (at most PLAN_MAX_COMBOS in all),
  * leaving the ascending indices of the survivors, and a label template is parsed into pieces.
- * Decoding a combination (farm_algo_combo) is then O(parameters), with no allocation. */
+ * Decoding a combination (farm_algo_combo, with the expansion in expand.c) is then
+ * O(parameters), with no allocation. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algo.h"
+#include "expand.h"
 #include "hash.h"
 #include "plan_int.h"
 #include "rng.h"
 
 /* ---- algorithms ------------------------------------------------------------------------- */
-
-/* Sets the parameters of row `row` of table t in p. */
-static void table_row(const farm_param_table *t, int64_t row, mapf_params *p) {
-  const double *v = t->values + row * t->ncols;
-  for (int32_t k = 0; k < t->ncols; k++) p->v[t->index[k]] = v[k];
-}
-
-/* Fills p with as->base and the values of raw combination `raw`: mixed radix with the params
- * axes outermost (the first named first), then the zip groups, then the sampled
- * configurations. farm_space_job decodes through farm_algo_combo, so both agree. */
-static void raw_params(const farm_algo_spec *as, int64_t raw, mapf_params *p) {
-  *p = as->base;
-  if (as->sample.nrows > 0) {
-    table_row(&as->sample, raw % as->sample.nrows, p);
-    raw /= as->sample.nrows;
-  }
-  for (int32_t z = as->nzips - 1; z >= 0; z--) {
-    table_row(&as->zips[z], raw % as->zips[z].nrows, p);
-    raw /= as->zips[z].nrows;
-  }
-  for (int32_t a = as->naxes - 1; a >= 0; a--) {
-    const farm_param_axis *ax = &as->axes[a];
-    p->v[ax->index] = ax->values[raw % ax->nvalues];
-    raw /= ax->nvalues;
-  }
-}
-
-void farm_algo_combo(const farm_algo_spec *as, int64_t combo, mapf_params *p) {
-  raw_params(as, as->keep ? as->keep[combo] : combo, p);
-}
-
-int farm_algo_label(const farm_algo_spec *as, const mapf_params *p, char *buf, size_t n) {
-  if (!as->label_template) return snprintf(buf, n, "%s", as->label ? as->label : "");
-  size_t len = 0;
-  char val[64];
-  for (int32_t i = 0; i < as->nlabel_parts; i++) {
-    const farm_label_part *part = &as->label_parts[i];
-    const char *s = as->label_text + part->off;
-    size_t k = (size_t)part->len;
-    if (part->param >= 0) {
-      /* An enumeration's choice without the JSON quotes: a label reads "RTHS lop=median". */
-      const char *choice = mapf_param_choice(as->def, part->param, p->v[part->param]);
-      int w = choice ? snprintf(val, sizeof val, "%s", choice)
-                     : mapf_param_format(as->def, part->param, p->v[part->param], val, sizeof val);
-      s = val;
-      k = w < 0 ? 0 : (size_t)w < sizeof val ? (size_t)w : sizeof val - 1;
-    }
-    if (len < n) memcpy(buf + len, s, len + k < n ? k : n - len);
-    len += k;
-  }
-  if (n) buf[len < n ? len : n - 1] = '\0';
-  return (int)len;
-}
 
 typedef struct value_at {
   double v;
@@ -918,7 +867,7 @@ static void finish_entry(pctx *c, entry *e, const pnode *at, const pnode *exclud
   mapf_params p0;
   for (int64_t raw = 0; raw < as->nraw; raw++) {
     mapf_params p;
-    raw_params(as, raw, &p);
+    farm_algo_raw(as, raw, &p);
     if (e->nexcl && excluded(e, &p)) continue;
     if (keep) keep[kept] = (int32_t)raw;
     if (kept++ == 0) p0 = p;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "algo.h"
+#include "expand.h"
 #include "hash.h"
 #include "plan.h"
 #include "scengen.h"
