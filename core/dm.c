@@ -55,6 +55,8 @@
 #include "algo.h"
 #include "cellmap.h"
 #include "dm.h"
+#include "heap.h"
+#include "heap.h"
 #include "sim_int.h"
 
 /* Parameters (Jansen & Sturtevant 2008). alpha 0.8, vision 5 and weight 5 are the paper's (it
@@ -269,43 +271,12 @@ static inline int entry_before(const dm_entry *x, const dm_entry *y) {
   return x->seq < y->seq;
 }
 
-static int heap_push(dm *D, int32_t id, double g, double f) {
-  if (D->heap_len == D->heap_cap) {
-    int32_t cap = D->heap_cap ? 2 * D->heap_cap : 1024;
-    dm_entry *h = realloc(D->heap, (size_t)cap * sizeof *h);
-    if (!h) return -1;
-    D->heap = h;
-    D->heap_cap = cap;
-  }
-  dm_entry e = {f, g, D->seq++, id};
-  int32_t i = D->heap_len++;
-  while (i > 0) {
-    int32_t p = (i - 1) >> 1;
-    if (!entry_before(&e, &D->heap[p])) break;
-    D->heap[i] = D->heap[p];
-    i = p;
-  }
-  D->heap[i] = e;
-  return 0;
-}
 
-static dm_entry heap_pop(dm *D) {
-  dm_entry top = D->heap[0];
-  int32_t n = --D->heap_len;
-  if (n > 0) {
-    dm_entry e = D->heap[n];
-    int32_t i = 0;
-    for (;;) {
-      int32_t c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && entry_before(&D->heap[c + 1], &D->heap[c])) c++;
-      if (!entry_before(&D->heap[c], &e)) break;
-      D->heap[i] = D->heap[c];
-      i = c;
-    }
-    D->heap[i] = e;
-  }
-  return top;
+MAPF__HEAP_DEFINE(dm_heap, dm_entry, entry_before)
+
+static int heap_push(dm *D, int32_t id, double g, double f) {
+  dm_entry e = {f, g, D->seq++, id};
+  return dm_heap_push(&D->heap, &D->heap_len, &D->heap_cap, 1024, e);
 }
 
 /* The DV of cell c in the map agent A plans with (rule 5). */
@@ -336,7 +307,7 @@ static int dm_search(mapf__sim *sim, dm *D, int32_t i) {
   int64_t exp = 0;
   if (heap_push(D, start, 0, mapf_octile_xy(sx, sy, gx, gy)) < 0) return -1;
   while (D->heap_len > 0) {
-    dm_entry e = heap_pop(D);
+    dm_entry e = dm_heap_pop(D->heap, &D->heap_len);
     int32_t u = e.id;
     if (nd[u].gen == closed_gen || e.g > nd[u].g) continue; /* stale */
     if (u == goal) {

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
+
 /* f-values closer than this are equal. RRA* sums doubles; costs are a + b sqrt(2) with integer
  * a, b, so real differences are far larger on maps of up to 2^26 cells. */
 #define RRA_EPS 1e-9
@@ -108,44 +110,12 @@ static inline int entry_before(const mapf__rra_entry *a, const mapf__rra_entry *
   return a->seq < b->seq;
 }
 
-static int heap_push(mapf__rra *r, int32_t cell, double g, double f) {
-  if (r->heap_len == r->heap_cap) {
-    /* Growth by half: the open lists of 1,000 agents are a good part of the memory. */
-    int32_t cap = r->heap_cap ? r->heap_cap + r->heap_cap / 2 : 64;
-    mapf__rra_entry *h = realloc(r->heap, (size_t)cap * sizeof *h);
-    if (!h) return -1;
-    r->heap = h;
-    r->heap_cap = cap;
-  }
-  mapf__rra_entry e = {f, g, r->seq++, cell};
-  int32_t i = r->heap_len++;
-  while (i > 0) {
-    int32_t p = (i - 1) >> 1;
-    if (!entry_before(&e, &r->heap[p])) break;
-    r->heap[i] = r->heap[p];
-    i = p;
-  }
-  r->heap[i] = e;
-  return 0;
-}
+MAPF__HEAP_DEFINE(rra_heap, mapf__rra_entry, entry_before)
 
-static mapf__rra_entry heap_pop(mapf__rra *r) {
-  mapf__rra_entry top = r->heap[0];
-  int32_t n = --r->heap_len;
-  if (n > 0) {
-    mapf__rra_entry e = r->heap[n];
-    int32_t i = 0;
-    for (;;) {
-      int32_t c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && entry_before(&r->heap[c + 1], &r->heap[c])) c++;
-      if (!entry_before(&r->heap[c], &e)) break;
-      r->heap[i] = r->heap[c];
-      i = c;
-    }
-    r->heap[i] = e;
-  }
-  return top;
+/* The open lists of 1,000 agents are a good part of the memory: they start small. */
+static int heap_push(mapf__rra *r, int32_t cell, double g, double f) {
+  mapf__rra_entry e = {f, g, r->seq++, cell};
+  return rra_heap_push(&r->heap, &r->heap_len, &r->heap_cap, 64, e);
 }
 
 /* Gives cell (at x, y) the value ng and opens it, unless it is closed or has g <= ng already.
@@ -174,7 +144,7 @@ double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *e
   int k = bit_of(x, y);
   if (b && (b->closed >> k & 1)) return b->g[k];
   while (r->heap_len > 0) {
-    mapf__rra_entry e = heap_pop(r);
+    mapf__rra_entry e = rra_heap_pop(r->heap, &r->heap_len);
     int32_t u = e.cell;
     int32_t ux = u % r->width, uy = u / r->width;
     mapf__rra_block *ub = block_of(r, block_id(r, ux, uy), 0, &oom);

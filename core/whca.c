@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "algo.h"
+#include "heap.h"
 #include "rra.h"
 #include "sim_int.h"
 
@@ -238,43 +239,11 @@ static inline int st_before(const st_entry *a, const st_entry *b) {
   return a->seq < b->seq;
 }
 
-static int st_push(st_scratch *s, int32_t node, double g, double f, int32_t k) {
-  if (s->heap_len == s->heap_cap) {
-    int32_t cap = s->heap_cap ? s->heap_cap * 2 : 256;
-    st_entry *h = realloc(s->heap, (size_t)cap * sizeof *h);
-    if (!h) return -1;
-    s->heap = h;
-    s->heap_cap = cap;
-  }
-  st_entry e = {f, g, s->seq++, k, node};
-  int32_t i = s->heap_len++;
-  while (i > 0) {
-    int32_t p = (i - 1) >> 1;
-    if (!st_before(&e, &s->heap[p])) break;
-    s->heap[i] = s->heap[p];
-    i = p;
-  }
-  s->heap[i] = e;
-  return 0;
-}
+MAPF__HEAP_DEFINE(st_heap, st_entry, st_before)
 
-static st_entry st_pop(st_scratch *s) {
-  st_entry top = s->heap[0];
-  int32_t n = --s->heap_len;
-  if (n > 0) {
-    st_entry e = s->heap[n];
-    int32_t i = 0;
-    for (;;) {
-      int32_t c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && st_before(&s->heap[c + 1], &s->heap[c])) c++;
-      if (!st_before(&s->heap[c], &e)) break;
-      s->heap[i] = s->heap[c];
-      i = c;
-    }
-    s->heap[i] = e;
-  }
-  return top;
+static int st_push(st_scratch *s, int32_t node, double g, double f, int32_t k) {
+  st_entry e = {f, g, s->seq++, k, node};
+  return st_heap_push(&s->heap, &s->heap_len, &s->heap_cap, 256, e);
 }
 
 static inline uint32_t st_home(uint64_t key, uint32_t cap) {
@@ -516,7 +485,7 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
   s->node[root].parent = -1;
   if (st_push(s, root, 0, h0, 0) < 0) return -1;
   while (s->heap_len > 0) {
-    st_entry e = st_pop(s);
+    st_entry e = st_heap_pop(s->heap, &s->heap_len);
     st_node *nd = &s->node[e.node];
     if (nd->closed || e.g > nd->g + ST_EPS) continue; /* stale */
     nd->closed = 1;
