@@ -253,9 +253,13 @@ static int invalid(const mapf_algo_def *def, mapf_diag *d, const char *what,
 }
 
 int mapf_algo_validate(const mapf_algo_def *def, mapf_diag *d) {
+  if (!def->vt) return invalid(def, d, "no planner (vt)", NULL);
+  return mapf_params_validate(def, d);
+}
+
+int mapf_params_validate(const mapf_algo_def *def, mapf_diag *d) {
   if (!def->name || !*def->name || !def->label || !def->doc)
     return invalid(def, d, "a name, a label and a doc are required", NULL);
-  if (!def->vt) return invalid(def, d, "no planner (vt)", NULL);
   if (def->nparams < 0 || def->nparams > MAPF_MAX_PARAMS || (def->nparams && !def->params))
     return invalid(def, d, "0 to MAPF_MAX_PARAMS parameters in a table", NULL);
   for (int32_t i = 0; i < def->nparams; i++) {

@@ -40,8 +40,8 @@ typedef struct mapf_param_def {
   const char *const *choices;
   /* Where the value lives in the algorithm's typed parameter struct (offsetof), whose field
    * has the C type its parameter type sets: int32_t for MAPF_PARAM_INT and MAPF_PARAM_ENUM
-   * (the choice's index), double for MAPF_PARAM_REAL, bool for MAPF_PARAM_BOOL. Unused by
-   * tables without a typed struct (scenario generators: mapf_algo_def.size 0). */
+   * (the choice's index), double for MAPF_PARAM_REAL, bool for MAPF_PARAM_BOOL. Scenario
+   * generators describe theirs the same way (scengen.c). */
   size_t offset;
 } mapf_param_def;
 
@@ -57,7 +57,7 @@ typedef struct mapf_algo_def {
   const char *doc;
   const mapf_param_def *params; /* one row per field of the typed parameter struct */
   int32_t nparams;
-  size_t size; /* sizeof the typed parameter struct; 0: none (scenario generators' views) */
+  size_t size; /* sizeof the typed parameter struct; 0: no parameters */
   /* Cross-parameter rules beyond each parameter's range, on the typed struct (size bytes,
    * every value already in its range); NULL when there are none. Returns MAPF_OK or
    * MAPF_EINVAL / MAPF_EUNSUPPORTED with the reason in d (no location). */
@@ -129,12 +129,15 @@ int mapf_params_fill(const mapf_algo_def *def, const mapf_params *p, void *out, 
 /* The C type a field of this parameter type has in a typed struct: its size in bytes. */
 size_t mapf_param_ctype_size(mapf_param_type type);
 
-/* Checks a description against the rules every registered one keeps: a name, at most
- * MAPF_MAX_PARAMS parameters with distinct names, each default valid, integer ranges within
- * int32_t, enumerations with choices, and aligned fields inside the typed struct that do not
- * overlap; a planner. Returns MAPF_OK or MAPF_EINVAL with
- * what is wrong in d. */
+/* Checks a description against the rules every registered one keeps: a planner, and what
+ * mapf_params_validate checks. Returns MAPF_OK or MAPF_EINVAL with what is wrong in d. */
 int mapf_algo_validate(const mapf_algo_def *def, mapf_diag *d);
+
+/* The rules of the parameter table alone (scenario generators' views keep them too): a name,
+ * a label and a doc; at most MAPF_MAX_PARAMS parameters with distinct names, each default
+ * valid, integer ranges within int32_t, enumerations with choices, and aligned fields inside
+ * the typed struct that do not overlap. Returns MAPF_OK or MAPF_EINVAL with what is wrong. */
+int mapf_params_validate(const mapf_algo_def *def, mapf_diag *d);
 
 /* Writes v in %g's shortest form that reads back to the same double, counting significant
  * digits up from min_digits; -0 prints as 0. The one number formatter of key text, parameter

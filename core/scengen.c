@@ -4,6 +4,7 @@
 #include "scengen.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,51 +16,89 @@
  * value is 0.001, which also keeps ceil(n / density) far from overflowing. */
 #define FRACTION_MIN 0.001
 
-static const mapf_param_def cross_params[] = {
+/* Each generator reads its parameters from a typed struct that its table describes (as an
+ * algorithm does, algo.h): the table's order is the order of job keys and help text, the
+ * struct's fields are found by offsetof, so no generator reads a value by position. */
+
+typedef struct cross_params {
+  int32_t side;
+  double band;
+} cross_params;
+
+static const mapf_param_def cross_table[] = {
     {"side", MAPF_PARAM_INT, -1, 3, -1,
      "side of the starts: 0 left, 1 right, 2 top, 3 bottom, -1 drawn from the seed; goals on "
-     "the opposite side", NULL, 0},
+     "the opposite side", NULL, offsetof(cross_params, side)},
     {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells in each side band", NULL, 0},
+     "fraction of the usable cells in each side band", NULL, offsetof(cross_params, band)},
 };
 
-static const mapf_param_def swap_params[] = {
+typedef struct swap_params {
+  int32_t axis;
+  double band;
+} swap_params;
+
+static const mapf_param_def swap_table[] = {
     {"axis", MAPF_PARAM_INT, -1, 1, -1,
-     "0: left <-> right, 1: top <-> bottom, -1 drawn from the seed", NULL, 0},
+     "0: left <-> right, 1: top <-> bottom, -1 drawn from the seed", NULL,
+     offsetof(swap_params, axis)},
     {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells in each side band", NULL, 0},
+     "fraction of the usable cells in each side band", NULL, offsetof(swap_params, band)},
 };
 
-static const mapf_param_def centre_params[] = {
+typedef struct centre_params {
+  double inner, outer;
+} centre_params;
+
+static const mapf_param_def centre_table[] = {
     {"inner", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells nearest the centre (the inner region)", NULL, 0},
+     "fraction of the usable cells nearest the centre (the inner region)", NULL,
+     offsetof(centre_params, inner)},
     {"outer", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells farthest from the centre (the outer region)", NULL, 0},
+     "fraction of the usable cells farthest from the centre (the outer region)", NULL,
+     offsetof(centre_params, outer)},
 };
 
-static const mapf_param_def tight_params[] = {
+typedef struct tight_params {
+  double density;
+} tight_params;
+
+static const mapf_param_def tight_table[] = {
     {"density", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.5,
-     "agents per cluster cell: each cluster holds ceil(n / density) cells", NULL, 0},
+     "agents per cluster cell: each cluster holds ceil(n / density) cells", NULL,
+     offsetof(tight_params, density)},
 };
 
-static const mapf_param_def wide_params[] = {
+typedef struct wide_params {
+  double density, wide;
+} wide_params;
+
+static const mapf_param_def wide_table[] = {
     {"density", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.5,
-     "agents per start-cluster cell: the start cluster holds ceil(n / density) cells", NULL, 0},
+     "agents per start-cluster cell: the start cluster holds ceil(n / density) cells", NULL,
+     offsetof(wide_params, density)},
     {"wide", MAPF_PARAM_REAL, FRACTION_MIN, 1, 0.05,
-     "agents per goal-cluster cell: the goal cluster holds ceil(n / wide) cells", NULL, 0},
+     "agents per goal-cluster cell: the goal cluster holds ceil(n / wide) cells", NULL,
+     offsetof(wide_params, wide)},
 };
 
 /* patrol (Jansen & Sturtevant 2008 Sec. 4): 10 loops and left <-> right are the paper's ("agents
  * must complete 10 patrol loops"; "one patrol location in the left-hand side, and one on the
- * right-hand side"). The band is ours, as in cross-sides. generate reads them in this order. */
-static const mapf_param_def patrol_params[] = {
+ * right-hand side"). The band is ours, as in cross-sides. */
+typedef struct patrol_params {
+  int32_t loops, axis;
+  double band;
+} patrol_params;
+
+static const mapf_param_def patrol_table[] = {
     {"loops", MAPF_PARAM_INT, 1, 1000000, 10,
-     "patrol loops per agent: start to goal and back, this many times", NULL, 0},
+     "patrol loops per agent: start to goal and back, this many times", NULL,
+     offsetof(patrol_params, loops)},
     {"axis", MAPF_PARAM_INT, -1, 1, 0,
      "0: starts left, goals right (the paper's); 1: starts top, goals bottom; -1 drawn from "
-     "the seed", NULL, 0},
+     "the seed", NULL, offsetof(patrol_params, axis)},
     {"band", MAPF_PARAM_REAL, FRACTION_MIN, 0.5, 0.25,
-     "fraction of the usable cells in each side band", NULL, 0},
+     "fraction of the usable cells in each side band", NULL, offsetof(patrol_params, band)},
 };
 
 #define NPARAMS(a) ((int32_t)(sizeof(a) / sizeof(a)[0]))
@@ -89,18 +128,20 @@ static int32_t cluster_cells(int32_t n, double f, int32_t cap) {
 }
 
 /* What every generator does first: n >= 1, parameters in range (defaults when p is NULL).
- * Fills *v with the parameters. */
-static int begin(const mapf_scengen_def *def, int32_t n, const mapf_params *p, mapf_params *v,
-                 mapf_diag *d) {
+ * Fills the generator's typed parameter struct `out` of `size` bytes. */
+static int begin(const mapf_scengen_def *def, int32_t n, const mapf_params *p, void *out,
+                 size_t size, mapf_diag *d) {
   if (n < 1)
     return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "agents: expected an integer >= 1, found %d",
                          (int)n);
+  mapf_params v;
   if (p)
-    *v = *p;
+    v = *p;
   else
-    mapf_params_default(def->view, v);
+    mapf_params_default(def->view, &v);
   mapf_diag why;
-  int rc = mapf_params_check(def->view, v, &why);
+  int rc = mapf_params_check(def->view, &v, &why);
+  if (rc == MAPF_OK) rc = mapf_params_fill(def->view, &v, out, size, &why);
   if (rc != MAPF_OK) return mapf_diag_set(d, rc, NULL, 0, 0, "%s: %s", def->name, why.msg);
   return MAPF_OK;
 }
@@ -315,8 +356,8 @@ static int rank_by_centre(const mapf_grid *g, int32_t *rank) {
 /* What the region generators (sides, patrol, centre) do first: begin, need_usable, then r
  * seeded, so that a side or an axis drawn from the seed is its first draw. */
 static int begin_regions(const mapf_grid *g, const char *gen, int32_t n, const mapf_params *p,
-                         uint64_t seed, mapf_params *v, mapf_rng *r, mapf_diag *d) {
-  int rc = begin(mapf_scengen_find(gen), n, p, v, d);
+                         uint64_t seed, void *out, size_t size, mapf_rng *r, mapf_diag *d) {
+  int rc = begin(mapf_scengen_find(gen), n, p, out, size, d);
   if (rc) return rc;
   if ((rc = need_usable(g, gen, n, d))) return rc;
   mapf_rng_seed(r, seed);
@@ -387,12 +428,12 @@ static int opposite_bands(const mapf_grid *g, const char *gen, int32_t n, int si
  * when drawn, is the first draw of the seed. O(usable + width). */
 static int gen_cross_sides(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
                            mapf_instance **out, mapf_diag *d) {
-  mapf_params v;
+  cross_params P;
   mapf_rng r;
-  int rc = begin_regions(g, "cross-sides", n, p, seed, &v, &r, d);
+  int rc = begin_regions(g, "cross-sides", n, p, seed, &P, sizeof P, &r, d);
   if (rc) return rc;
-  int side = v.v[0] >= 0 ? (int)v.v[0] : (int)mapf_rng_below(&r, 4);
-  int32_t u = g->nusable, k = grown(fraction_cells(v.v[1], u), n, u);
+  int side = P.side >= 0 ? (int)P.side : (int)mapf_rng_below(&r, 4);
+  int32_t u = g->nusable, k = grown(fraction_cells(P.band, u), n, u);
   return opposite_bands(g, "cross-sides", n, side, k, &r, out, d);
 }
 
@@ -401,14 +442,14 @@ static int gen_cross_sides(const mapf_grid *g, int32_t n, const mapf_params *p, 
  * generator; each needs its own capacity (the same number both ways). O(usable + width). */
 static int gen_swap_sides(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
                           mapf_instance **out, mapf_diag *d) {
-  mapf_params v;
+  swap_params P;
   mapf_rng r;
-  int rc = begin_regions(g, "swap-sides", n, p, seed, &v, &r, d);
+  int rc = begin_regions(g, "swap-sides", n, p, seed, &P, sizeof P, &r, d);
   if (rc) return rc;
-  int axis = v.v[0] >= 0 ? (int)v.v[0] : (int)mapf_rng_below(&r, 2);
+  int axis = P.axis >= 0 ? (int)P.axis : (int)mapf_rng_below(&r, 2);
   /* Each band grows to hold its half of the agents, but no further than half the cells: the
    * two halves' starts must not meet. */
-  int32_t u = g->nusable, k = grown(fraction_cells(v.v[1], u), n - n / 2, u / 2);
+  int32_t u = g->nusable, k = grown(fraction_cells(P.band, u), n - n / 2, u / 2);
   if (k < 1) k = 1;
   int32_t *rank;
   mapf_instance *inst;
@@ -428,15 +469,15 @@ static int gen_swap_sides(const mapf_grid *g, int32_t n, const mapf_params *p, u
  * axis, when drawn, is the first draw of the seed. O(usable + width). */
 static int gen_patrol(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
                       mapf_instance **out, mapf_diag *d) {
-  mapf_params v;
+  patrol_params P;
   mapf_rng r;
-  int rc = begin_regions(g, "patrol", n, p, seed, &v, &r, d);
+  int rc = begin_regions(g, "patrol", n, p, seed, &P, sizeof P, &r, d);
   if (rc) return rc;
-  int axis = v.v[1] >= 0 ? (int)v.v[1] : (int)mapf_rng_below(&r, 2);
+  int axis = P.axis >= 0 ? (int)P.axis : (int)mapf_rng_below(&r, 2);
   /* At most half the usable cells each, so the bands never overlap. */
-  int32_t u = g->nusable, k = grown(fraction_cells(v.v[2], u), n, u / 2);
+  int32_t u = g->nusable, k = grown(fraction_cells(P.band, u), n, u / 2);
   rc = opposite_bands(g, "patrol", n, 2 * axis, k, &r, out, d);
-  if (rc == MAPF_OK) (*out)->loops = (int32_t)v.v[0];
+  if (rc == MAPF_OK) (*out)->loops = P.loops;
   return rc;
 }
 
@@ -447,12 +488,13 @@ static int gen_patrol(const mapf_grid *g, int32_t n, const mapf_params *p, uint6
 static int gen_centre(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
                       int inside_out, mapf_instance **out, mapf_diag *d) {
   const char *gen = inside_out ? "inside-out" : "outside-in";
-  mapf_params v;
+  centre_params P;
   mapf_rng r;
-  int rc = begin_regions(g, gen, n, p, seed, &v, &r, d);
+  int rc = begin_regions(g, gen, n, p, seed, &P, sizeof P, &r, d);
   if (rc) return rc;
   int32_t u = g->nusable;
-  int32_t ki = grown(fraction_cells(v.v[0], u), n, u), ko = grown(fraction_cells(v.v[1], u), n, u);
+  int32_t ki = grown(fraction_cells(P.inner, u), n, u);
+  int32_t ko = grown(fraction_cells(P.outer, u), n, u);
   int32_t *rank;
   mapf_instance *inst;
   if ((rc = rank_ready(g, BY_CENTRE, n, &rank, &inst, d))) return rc;
@@ -514,15 +556,12 @@ static void draw_from(int32_t *cells, int32_t m, int32_t n, mapf_rng *r, int32_t
 
 /* tight-to-tight and tight-to-wide (Fig. 5.4): a start cluster of ceil(n / ds) cells and a
  * disjoint goal cluster of ceil(n / dg) cells, grown by BFS from two centres of one component
- * (scengen.h). ds is parameter 0 (density), dg parameter `goal_param` (0 again for
- * tight-to-tight, 1 for tight-to-wide's wide). Draws: the start centre, the goal centre, n
+ * (scengen.h). ds is the density of the start cluster, dg that of the goal cluster (the same
+ * for tight-to-tight, tight-to-wide's `wide`); the caller has checked n and both. Draws: the start centre, the goal centre, n
  * starts, n goals. O(ncells) memory for the marks; O(component) time. */
-static int gen_clusters(const mapf_grid *g, const char *gen, int32_t n, const mapf_params *p,
-                        int goal_param, uint64_t seed, mapf_instance **out, mapf_diag *d) {
-  mapf_params v;
-  int rc = begin(mapf_scengen_find(gen), n, p, &v, d);
-  if (rc) return rc;
-  double ds = v.v[0], dg = v.v[goal_param];
+static int gen_clusters(const mapf_grid *g, const char *gen, int32_t n, double ds, double dg,
+                        uint64_t seed, mapf_instance **out, mapf_diag *d) {
+  int rc = MAPF_OK;
   /* Components with room for n starts and n goals in disjoint clusters; on a crowded map, with
    * none, those that hold n agents at all, with clusters that overlap. */
   int64_t eligible = 0, crowded = 0;
@@ -609,12 +648,16 @@ done:
 
 static int gen_tight_to_tight(const mapf_grid *g, int32_t n, const mapf_params *p,
                               uint64_t seed, mapf_instance **out, mapf_diag *d) {
-  return gen_clusters(g, "tight-to-tight", n, p, 0, seed, out, d);
+  tight_params P;
+  int rc = begin(mapf_scengen_find("tight-to-tight"), n, p, &P, sizeof P, d);
+  return rc ? rc : gen_clusters(g, "tight-to-tight", n, P.density, P.density, seed, out, d);
 }
 
 static int gen_tight_to_wide(const mapf_grid *g, int32_t n, const mapf_params *p,
                              uint64_t seed, mapf_instance **out, mapf_diag *d) {
-  return gen_clusters(g, "tight-to-wide", n, p, 1, seed, out, d);
+  wide_params P;
+  int rc = begin(mapf_scengen_find("tight-to-wide"), n, p, &P, sizeof P, d);
+  return rc ? rc : gen_clusters(g, "tight-to-wide", n, P.density, P.wide, seed, out, d);
 }
 
 static int gen_random(const mapf_grid *g, int32_t n, const mapf_params *p, uint64_t seed,
@@ -647,30 +690,30 @@ static const char doc_patrol[] =
     "for `loops` loops (Jansen & Sturtevant 2008 Sec. 4)";
 
 /* The algo.h views: the same names and parameters, for algo.c's parameter functions. */
+#define VIEW(name, doc, table, type)                                                            \
+  {name, name, doc, table, NPARAMS(table), sizeof(type), NULL, NULL}
+
 static const mapf_algo_def views[] = {
     {"random", "random", doc_random, NULL, 0, 0, NULL, NULL},
-    {"cross-sides", "cross-sides", doc_cross, cross_params, NPARAMS(cross_params), 0, NULL, NULL},
-    {"swap-sides", "swap-sides", doc_swap, swap_params, NPARAMS(swap_params), 0, NULL, NULL},
-    {"inside-out", "inside-out", doc_inside, centre_params, NPARAMS(centre_params), 0, NULL, NULL},
-    {"outside-in", "outside-in", doc_outside, centre_params, NPARAMS(centre_params), 0, NULL, NULL},
-    {"tight-to-tight", "tight-to-tight", doc_tight, tight_params, NPARAMS(tight_params), 0,
-     NULL, NULL},
-    {"tight-to-wide", "tight-to-wide", doc_wide, wide_params, NPARAMS(wide_params), 0, NULL, NULL},
-    {"patrol", "patrol", doc_patrol, patrol_params, NPARAMS(patrol_params), 0, NULL, NULL},
+    VIEW("cross-sides", doc_cross, cross_table, cross_params),
+    VIEW("swap-sides", doc_swap, swap_table, swap_params),
+    VIEW("inside-out", doc_inside, centre_table, centre_params),
+    VIEW("outside-in", doc_outside, centre_table, centre_params),
+    VIEW("tight-to-tight", doc_tight, tight_table, tight_params),
+    VIEW("tight-to-wide", doc_wide, wide_table, wide_params),
+    VIEW("patrol", doc_patrol, patrol_table, patrol_params),
 };
 
 static const mapf_scengen_def table[] = {
     {"random", doc_random, NULL, 0, gen_random, &views[0]},
-    {"cross-sides", doc_cross, cross_params, NPARAMS(cross_params), gen_cross_sides, &views[1]},
-    {"swap-sides", doc_swap, swap_params, NPARAMS(swap_params), gen_swap_sides, &views[2]},
-    {"inside-out", doc_inside, centre_params, NPARAMS(centre_params), gen_inside_out, &views[3]},
-    {"outside-in", doc_outside, centre_params, NPARAMS(centre_params), gen_outside_in,
-     &views[4]},
-    {"tight-to-tight", doc_tight, tight_params, NPARAMS(tight_params), gen_tight_to_tight,
+    {"cross-sides", doc_cross, cross_table, NPARAMS(cross_table), gen_cross_sides, &views[1]},
+    {"swap-sides", doc_swap, swap_table, NPARAMS(swap_table), gen_swap_sides, &views[2]},
+    {"inside-out", doc_inside, centre_table, NPARAMS(centre_table), gen_inside_out, &views[3]},
+    {"outside-in", doc_outside, centre_table, NPARAMS(centre_table), gen_outside_in, &views[4]},
+    {"tight-to-tight", doc_tight, tight_table, NPARAMS(tight_table), gen_tight_to_tight,
      &views[5]},
-    {"tight-to-wide", doc_wide, wide_params, NPARAMS(wide_params), gen_tight_to_wide,
-     &views[6]},
-    {"patrol", doc_patrol, patrol_params, NPARAMS(patrol_params), gen_patrol, &views[7]},
+    {"tight-to-wide", doc_wide, wide_table, NPARAMS(wide_table), gen_tight_to_wide, &views[6]},
+    {"patrol", doc_patrol, patrol_table, NPARAMS(patrol_table), gen_patrol, &views[7]},
 };
 
 _Static_assert(sizeof table / sizeof table[0] == sizeof views / sizeof views[0],

@@ -242,6 +242,17 @@ Test(scengen, declares_the_documented_parameters_and_defaults) {
   }
 }
 
+/* Each generator's table describes a typed struct (scengen.c) by the rules an algorithm's table
+ * keeps: aligned, non-overlapping fields inside the struct, defaults in range. */
+Test(scengen, every_parameter_table_describes_its_struct) {
+  for (int32_t i = 0; i < mapf_scengen_count(); i++) {
+    const mapf_scengen_def *def = mapf_scengen_at(i);
+    mapf_diag d = {0};
+    cr_assert_eq(mapf_params_validate(def->view, &d), MAPF_OK, "%s: %s", def->name, d.msg);
+    cr_assert(def->nparams == 0 || def->view->size > 0, "%s has no typed struct", def->name);
+  }
+}
+
 Test(scengen, rejects_out_of_range_parameters_through_the_algo_view) {
   const mapf_scengen_def *def = gen_def("cross-sides");
   mapf_diag d;
