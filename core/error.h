@@ -33,7 +33,7 @@ typedef struct mapf_diag {
   char file[512];
   int line;
   int col;
-  char msg[512];
+  char msg[1024];
 } mapf_diag;
 
 /* Fills d (if not NULL) with a location and a printf-style message. file may be NULL.

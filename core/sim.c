@@ -329,7 +329,7 @@ static int patrol_turn(mapf__sim *sim, int32_t *target, const mapf_instance *ins
 static void fail(mapf_result *res, mapf_diag *d, int rc, const char *what) {
   res->status = MAPF_STATUS_ERROR;
   if (d && d->msg[0])
-    snprintf(res->message, sizeof res->message, "%s", d->msg);
+    snprintf(res->message, sizeof res->message, "%.*s", (int)sizeof res->message - 1, d->msg);
   else
     snprintf(res->message, sizeof res->message, "%s", what ? what : mapf_strerror(rc));
 }

@@ -38,10 +38,10 @@ int farm_dataset_label_dir(const char *label, char *buf, size_t n) {
 }
 
 /* Creates dir and its parents (mode 0777 before the umask); an existing directory is fine. */
-static int make_dirs(const char *dir, char *err, size_t errlen) {
+static int make_dirs(const char *dir, mapf_diag *err) {
   char path[4096];
   if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
-    farm_set_err(err, errlen, "%s: path too long", dir);
+    farm_err(err, "%s: path too long", dir);
     return -1;
   }
   for (char *p = path + 1;; p++) {
@@ -50,7 +50,7 @@ static int make_dirs(const char *dir, char *err, size_t errlen) {
     *p = '\0';
     struct stat sb;
     if (mkdir(path, 0777) != 0 && (errno != EEXIST || stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
-      farm_set_err(err, errlen, "%s: cannot create the directory: %s", path,
+      farm_err(err, "%s: cannot create the directory: %s", path,
                    errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
       return -1;
     }
@@ -94,14 +94,13 @@ static void plans_free(plans *ps) {
 
 /* Loads every distinct plan text of `runs`. A plan that cannot be loaded (a map file moved
  * away) is skipped; its message is kept for the error of a map not found. */
-static int plans_load(sqlite3 *db, const farm_plan_opts *maps, plans *ps, char *err,
-                      size_t errlen) {
+static int plans_load(sqlite3 *db, const farm_plan_opts *maps, plans *ps, mapf_diag *err) {
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(db,
                          "SELECT plan_text, plan_path FROM runs WHERE plan_text IS NOT NULL "
                          "GROUP BY plan_hash, plan_text ORDER BY min(run_id)",
                          -1, &s, NULL) != SQLITE_OK) {
-    farm_set_err(err, errlen, "cannot read the runs: %s", sqlite3_errmsg(db));
+    farm_err(err, "cannot read the runs: %s", sqlite3_errmsg(db));
     return -1;
   }
   int rc;
@@ -116,7 +115,7 @@ static int plans_load(sqlite3 *db, const farm_plan_opts *maps, plans *ps, char *
       farm_space *sp = p ? realloc(ps->space, (size_t)cap * sizeof *sp) : NULL;
       if (!p || !sp) {
         sqlite3_finalize(s);
-        farm_set_err(err, errlen, "out of memory");
+        farm_err(err, "out of memory");
         return -1;
       }
       ps->space = sp;
@@ -141,7 +140,7 @@ static int plans_load(sqlite3 *db, const farm_plan_opts *maps, plans *ps, char *
   }
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) {
-    farm_set_err(err, errlen, "cannot read the runs: %s", sqlite3_errmsg(db));
+    farm_err(err, "cannot read the runs: %s", sqlite3_errmsg(db));
     return -1;
   }
   return 0;
@@ -183,8 +182,7 @@ typedef struct ctx {
   inst_row *rows;
   int64_t nrows;
   sqlite3_stmt *job, *agents, *metrics;
-  char *err;
-  size_t errlen;
+  mapf_diag *err;
 } ctx;
 
 /* Binds row r's instance to ?1..?5 of s: a statement on the `where` of farm_dataset_write. */
@@ -206,7 +204,7 @@ static int read_instance(ctx *c, const inst_row *r, const mapf_grid *g, mapf_ins
   sqlite3_reset(s);
   mapf_instance *inst = id >= 0 ? mapf_instance_new(r->agents) : NULL;
   if (!inst) {
-    farm_set_err(c->err, c->errlen, "instance %s (%s, %s, %d agents, instance %d): %s", r->key,
+    farm_err(c->err, "instance %s (%s, %s, %d agents, instance %d): %s", r->key,
                  r->map, r->generator, (int)r->agents, (int)r->instance,
                  id < 0 ? "no job with agent rows" : "out of memory");
     return -1;
@@ -226,8 +224,7 @@ static int read_instance(ctx *c, const inst_row *r, const mapf_grid *g, mapf_ins
   }
   sqlite3_reset(s);
   if (n != r->agents) {
-    farm_set_err(c->err, c->errlen,
-                 "instance %s (%s): the agent rows of result %" PRId64 " do not make %d "
+    farm_err(c->err, "instance %s (%s): the agent rows of result %" PRId64 " do not make %d "
                  "agents on the %dx%d map",
                  r->key, r->map, id, (int)r->agents, (int)g->width, (int)g->height);
     mapf_instance_free(inst);
@@ -272,7 +269,7 @@ static int write_all(ctx *c, const plans *ps) {
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (!f) {
-    farm_set_err(c->err, c->errlen, "%s: cannot write: %s", tmp, strerror(errno));
+    farm_err(c->err, "%s: cannot write: %s", tmp, strerror(errno));
     return -1;
   }
   fputs("key,map,generator,agents,instance,label,split", f);
@@ -291,8 +288,7 @@ static int write_all(ctx *c, const plans *ps) {
     const inst_row *r = &c->rows[i];
     const mapf_grid *g = plans_grid(ps, r->map_hash);
     if (!g) {
-      farm_set_err(c->err, c->errlen,
-                   "map %s (content hash %016" PRIx64 ") is not among the maps of the "
+      farm_err(c->err, "map %s (content hash %016" PRIx64 ") is not among the maps of the "
                    "plans in the database%s%s; give its directory with --maps DIR",
                    r->map, r->map_hash, ps->first_error[0] ? ": " : "", ps->first_error);
       rc = -1;
@@ -303,7 +299,7 @@ static int write_all(ctx *c, const plans *ps) {
     const char *split = r->train ? "train" : "test";
     snprintf(path, sizeof path, "%s/%s/%s", o->out_dir, split,
              l < c->nlabels ? c->dirs[l] : "_");
-    if (make_dirs(path, c->err, c->errlen) < 0) {
+    if (make_dirs(path, c->err) < 0) {
       rc = -1;
       break;
     }
@@ -319,8 +315,9 @@ static int write_all(ctx *c, const plans *ps) {
     snprintf(tmp, sizeof tmp, "%s/%s.png", path, r->key);
     if (e == MAPF_OK) e = farm_image_write_png(im, tmp, &d);
     if (e != MAPF_OK) {
-      mapf_diag_format(&d, c->err, c->errlen);
-      rc = -1;
+      char msg[sizeof d.msg];
+      mapf_diag_format(&d, msg, sizeof msg);
+      rc = farm_err(c->err, "%s", msg);
     }
     farm_image_free(full);
     farm_image_free(im);
@@ -339,11 +336,11 @@ static int write_all(ctx *c, const plans *ps) {
   snprintf(path, sizeof path, "%s/labels.csv", o->out_dir);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   if (fclose(f) != 0 && rc == 0) {
-    farm_set_err(c->err, c->errlen, "%s: cannot write: %s", tmp, strerror(errno));
+    farm_err(c->err, "%s: cannot write: %s", tmp, strerror(errno));
     rc = -1;
   }
   if (rc == 0 && rename(tmp, path) != 0) {
-    farm_set_err(c->err, c->errlen, "%s: cannot write: %s", path, strerror(errno));
+    farm_err(c->err, "%s: cannot write: %s", path, strerror(errno));
     rc = -1;
   }
   if (rc) remove(tmp);
@@ -367,7 +364,7 @@ static int read_rows(ctx *c) {
       char **dd = l ? realloc(c->dirs, (size_t)cap * sizeof *dd) : NULL;
       if (!dd) {
         sqlite3_finalize(s);
-        farm_set_err(c->err, c->errlen, "out of memory");
+        farm_err(c->err, "out of memory");
         return -1;
       }
       c->dirs = dd;
@@ -380,15 +377,14 @@ static int read_rows(ctx *c) {
   }
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) {
-    farm_set_err(c->err, c->errlen, "cannot read the labels: %s", sqlite3_errmsg(c->db));
+    farm_err(c->err, "cannot read the labels: %s", sqlite3_errmsg(c->db));
     return -1;
   }
   /* Two labels in one directory would mix their classes. */
   for (int32_t i = 0; i < c->nlabels; i++)
     for (int32_t j = 0; j < i; j++)
       if (strcmp(c->dirs[i], c->dirs[j]) == 0) {
-        farm_set_err(c->err, c->errlen,
-                     "labels \"%s\" and \"%s\" both become the directory \"%s\"; rename one in the "
+        farm_err(c->err, "labels \"%s\" and \"%s\" both become the directory \"%s\"; rename one in the "
                      "plan",
                      c->labels[j], c->labels[i], c->dirs[i]);
         return -1;
@@ -407,7 +403,7 @@ static int read_rows(ctx *c) {
       inst_row *r = realloc(c->rows, (size_t)rcap * sizeof *r);
       if (!r) {
         sqlite3_finalize(s);
-        farm_set_err(c->err, c->errlen, "out of memory");
+        farm_err(c->err, "out of memory");
         return -1;
       }
       c->rows = r;
@@ -434,14 +430,14 @@ static int read_rows(ctx *c) {
   }
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) {
-    farm_set_err(c->err, c->errlen, "cannot read the portfolio labels: %s", sqlite3_errmsg(c->db));
+    farm_err(c->err, "cannot read the portfolio labels: %s", sqlite3_errmsg(c->db));
     return -1;
   }
   /* The split: instances in the order of a seeded hash of their key, the first share to
    * train/. Exact shares, independent of the row order and of the other instances' keys. */
   inst_row **by = malloc((size_t)(c->nrows ? c->nrows : 1) * sizeof *by);
   if (!by) {
-    farm_set_err(c->err, c->errlen, "out of memory");
+    farm_err(c->err, "out of memory");
     return -1;
   }
   for (int64_t i = 0; i < c->nrows; i++) by[i] = &c->rows[i];
@@ -453,7 +449,7 @@ static int read_rows(ctx *c) {
 }
 
 int farm_dataset_write(farm_store *st, const farm_dataset_opts *o, farm_dataset_result *res,
-                       char *err, size_t errlen) {
+                       mapf_diag *err) {
   memset(res, 0, sizeof *res);
   farm_dataset_opts opts = *o;
   if (opts.size == 0) opts.size = FARM_IMAGE_SIDE;
@@ -461,11 +457,10 @@ int farm_dataset_write(farm_store *st, const farm_dataset_opts *o, farm_dataset_
   c.db = farm_store_db(st);
   c.o = &opts;
   c.err = err;
-  c.errlen = errlen;
   plans ps = {0};
   int rc = -1;
   /* Its labels name what suits an instance best: each must be one configuration. */
-  if (farm_labels_check(c.db, NULL, 0, err, errlen) < 0) return -1;
+  if (farm_labels_check(c.db, NULL, 0, err) < 0) return -1;
   static const char where[] =
       " FROM results WHERE map = ?1 AND generator = ?2 AND agents = ?3 AND instance = ?4 AND "
       "map_hash = ?5 AND status <> 'error'";
@@ -485,8 +480,8 @@ int farm_dataset_write(farm_store *st, const farm_dataset_opts *o, farm_dataset_
            "mean_completion_seconds_capped%s ORDER BY job_key",
            where);
   if (sqlite3_prepare_v2(c.db, sql, -1, &c.metrics, NULL) != SQLITE_OK) goto sql_error;
-  if (read_rows(&c) < 0 || plans_load(c.db, &opts.maps, &ps, err, errlen) < 0) goto done;
-  if (make_dirs(opts.out_dir, err, errlen) < 0 || write_all(&c, &ps) < 0) goto done;
+  if (read_rows(&c) < 0 || plans_load(c.db, &opts.maps, &ps, err) < 0) goto done;
+  if (make_dirs(opts.out_dir, err) < 0 || write_all(&c, &ps) < 0) goto done;
   res->instances = c.nrows;
   for (int64_t i = 0; i < c.nrows; i++) res->train += c.rows[i].train;
   res->test = c.nrows - res->train;
@@ -494,7 +489,7 @@ int farm_dataset_write(farm_store *st, const farm_dataset_opts *o, farm_dataset_
   rc = 0;
   goto done;
 sql_error:
-  farm_set_err(err, errlen, "cannot read the database: %s", sqlite3_errmsg(c.db));
+  farm_err(err, "cannot read the database: %s", sqlite3_errmsg(c.db));
 done:
   sqlite3_finalize(c.job);
   sqlite3_finalize(c.agents);

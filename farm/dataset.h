@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 
+#include "diag.h"
 #include "plan.h"
 #include "store.h"
 
@@ -42,7 +43,7 @@ typedef struct farm_dataset_result {
  * creating the directories it needs; existing files of the same names are replaced. Returns 0,
  * or -1 with err (e.g. a map that cannot be found: give its directory with --maps). */
 int farm_dataset_write(farm_store *st, const farm_dataset_opts *o, farm_dataset_result *res,
-                       char *err, size_t errlen);
+                       mapf_diag *err);
 
 /* The directory name of a label: letters, digits, '-', '_' and '.' are kept, '*' becomes
  * "star" (BMAA* -> BMAAstar), anything else '_'. Returns the length (as snprintf). */

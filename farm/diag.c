@@ -42,10 +42,13 @@ void farm_diags_free(farm_diags *ds) {
   memset(ds, 0, sizeof *ds);
 }
 
-void farm_set_err(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
+int farm_err(mapf_diag *d, const char *fmt, ...) {
+  if (!d) return -1;
+  d->file[0] = '\0';
+  d->line = d->col = 0;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
+  vsnprintf(d->msg, sizeof d->msg, fmt, ap);
   va_end(ap);
+  return -1;
 }

@@ -27,11 +27,15 @@ void farm_diags_push(farm_diags *ds, const mapf_diag *d);
 /* Frees the list and zeroes it. */
 void farm_diags_free(farm_diags *ds);
 
-/* Formats a one-line error into err (the err/errlen pair of the database and dataset
- * functions), cut to fit; a NULL err or an errlen of 0 is a no-op. */
-void farm_set_err(char *err, size_t errlen, const char *fmt, ...)
+/* The error style of farm/ (docs/design.md, Errors). A function that can fail reports
+ * through a diagnostics object: a plan, which reports every mistake, fills a farm_diags list;
+ * every other function (the database, merge, reports, datasets) fills one mapf_diag, as core/
+ * does, with the whole message in msg. A caller that does not want the message passes NULL.
+ * farm_err sets d's message (no location) and returns -1, so a failing function can end with
+ * `return farm_err(d, "...")`. */
+int farm_err(mapf_diag *d, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 

@@ -298,7 +298,7 @@ static int has_column(sqlite3 *db, const char *column) {
 }
 
 int farm_labels_load(sqlite3 *db, const char *where, int32_t max_agents,
-                     const char *const *ignore, farm_labels **out, char *err, size_t errlen) {
+                     const char *const *ignore, farm_labels **out, mapf_diag *err) {
   *out = NULL;
   farm_labels *l = calloc(1, sizeof *l);
   sbuf params = {NULL, 0, 0}, sql = {NULL, 0, 0};
@@ -334,9 +334,9 @@ int farm_labels_load(sqlite3 *db, const char *where, int32_t max_agents,
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(db, sql.s, -1, &s, NULL) != SQLITE_OK) {
     if (where && *where)
-      snprintf(err, errlen, "--where \"%s\": %s", where, sqlite3_errmsg(db));
+      farm_err(err, "--where \"%s\": %s", where, sqlite3_errmsg(db));
     else
-      snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+      farm_err(err, "cannot read results: %s", sqlite3_errmsg(db));
     goto fail;
   }
   sqlite3_bind_int(s, 1, max_agents);
@@ -365,7 +365,7 @@ int farm_labels_load(sqlite3 *db, const char *where, int32_t max_agents,
   }
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) {
-    snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+    farm_err(err, "cannot read results: %s", sqlite3_errmsg(db));
     goto fail;
   }
   /* Name each label's configurations, then sort by key for farm_labels_name. */
@@ -383,7 +383,7 @@ int farm_labels_load(sqlite3 *db, const char *where, int32_t max_agents,
   *out = l;
   return 0;
 oom:
-  snprintf(err, errlen, "out of memory");
+  farm_err(err, "out of memory");
 fail:
   free(params.s);
   free(sql.s);
@@ -420,10 +420,10 @@ int farm_labels_describe(const farm_labels *l, int max_lines, char *buf, size_t 
   return (int)len;
 }
 
-int farm_labels_refuse_mixed(const farm_labels *l, char *err, size_t errlen) {
+int farm_labels_refuse_mixed(const farm_labels *l, mapf_diag *err) {
   if (l->nmixed == 0) return 0;
   const lb_mixed *m = &l->mixed[0];
-  snprintf(err, errlen,
+  farm_err(err,
            "label \"%s\" holds %d configurations among these jobs (they differ in %s: %s), "
            "which this command would take for one. Select one with --where, e.g. --where \"%s\", "
            "or run them under distinct labels%s",
@@ -432,11 +432,10 @@ int farm_labels_refuse_mixed(const farm_labels *l, char *err, size_t errlen) {
   return -1;
 }
 
-int farm_labels_check(sqlite3 *db, const char *where, int32_t max_agents, char *err,
-                      size_t errlen) {
+int farm_labels_check(sqlite3 *db, const char *where, int32_t max_agents, mapf_diag *err) {
   farm_labels *l = NULL;
-  if (farm_labels_load(db, where, max_agents, NULL, &l, err, errlen) < 0) return -1;
-  int r = farm_labels_refuse_mixed(l, err, errlen);
+  if (farm_labels_load(db, where, max_agents, NULL, &l, err) < 0) return -1;
+  int r = farm_labels_refuse_mixed(l, err);
   farm_labels_free(l);
   return r;
 }

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diag.h"
+
 typedef struct farm_labels farm_labels;
 
 /* Reads the configurations of every label among the jobs of results that pass `where` (an SQL
@@ -23,7 +25,7 @@ typedef struct farm_labels farm_labels;
  * is has no limits: they are unknown there. Returns 0 and *out (free with farm_labels_free), or
  * -1 with err. */
 int farm_labels_load(sqlite3 *db, const char *where, int32_t max_agents,
-                     const char *const *ignore, farm_labels **out, char *err, size_t errlen);
+                     const char *const *ignore, farm_labels **out, mapf_diag *err);
 
 /* Labels that hold more than one configuration. */
 int32_t farm_labels_mixed(const farm_labels *l);
@@ -45,11 +47,10 @@ int farm_labels_describe(const farm_labels *l, int max_lines, char *buf, size_t 
 /* For tables that cannot show configurations apart: 0 when every label has one, otherwise -1
  * with err naming the first mixed label, what differs with the values, and a --where that
  * selects one of them. */
-int farm_labels_refuse_mixed(const farm_labels *l, char *err, size_t errlen);
+int farm_labels_refuse_mixed(const farm_labels *l, mapf_diag *err);
 
 /* farm_labels_load then farm_labels_refuse_mixed, freeing what it loaded. */
-int farm_labels_check(sqlite3 *db, const char *where, int32_t max_agents, char *err,
-                      size_t errlen);
+int farm_labels_check(sqlite3 *db, const char *where, int32_t max_agents, mapf_diag *err);
 
 /* Frees l; NULL is a no-op. */
 void farm_labels_free(farm_labels *l);

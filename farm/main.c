@@ -319,9 +319,9 @@ static int parse_double(const char *s, double lo, double hi, double *out) {
 
 /* Opens db read-only for a command that only reads it, with err the command's own buffer.
  * Returns 0 and *st, or EXIT_BAD_INPUT after printing why. */
-static int open_readonly(const char *db, farm_store **st, char *err, size_t errlen) {
-  if (farm_store_open(db, FARM_STORE_READONLY, st, err, errlen) < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
+static int open_readonly(const char *db, farm_store **st, mapf_diag *err) {
+  if (farm_store_open(db, FARM_STORE_READONLY, st, err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err->msg);
     return EXIT_BAD_INPUT;
   }
   return 0;
@@ -506,10 +506,10 @@ static int cmd_run(const farm_cli_cmd *cmd, int argc, char **argv) {
     free(md.env);
     return EXIT_BAD_INPUT;
   }
-  char err[1024];
+  mapf_diag err = {0};
   farm_store *st = NULL;
-  if (farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err) < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
+  if (farm_store_open(db, FARM_STORE_CREATE, &st, &err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err.msg);
     farm_space_free(&sp);
     farm_plan_free(plan);
     free(md.env);
@@ -534,10 +534,10 @@ static int cmd_run(const farm_cli_cmd *cmd, int argc, char **argv) {
   ro.stop = &stop_signal;
   ro.retry_failed = retry_failed;
   farm_run_summary sum;
-  int rc = farm_run(&sp, st, &ro, &sum, err, sizeof err);
+  int rc = farm_run(&sp, st, &ro, &sum, &err);
   int status = 0;
   if (rc < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
+    fprintf(stderr, "mapfarm: error: %s\n", err.msg);
     status = EXIT_FAILED_JOBS;
   } else if (sum.pending == 0) {
     fprintf(stderr, "%s: all %lld jobs are already in %s; nothing to run\n", plan_path,
@@ -605,7 +605,7 @@ static int cmd_report(const farm_cli_cmd *cmd, int argc, char **argv) {
     int took = table_opt(cmd, id, v, &ro);
     if (took == EXIT_BAD_INPUT) return took;
     if (took) continue;
-    char derr[512];
+    mapf_diag derr;
     switch (id) {
     case FARM_CLI_ERROR:
       return usage_error(cmd, "%s", p.msg);
@@ -621,8 +621,8 @@ static int cmd_report(const farm_cli_cmd *cmd, int argc, char **argv) {
       break;
     case O_ROWS:
     case O_COLS:
-      if (farm_report_check_dim(v, derr, sizeof derr) < 0)
-        return usage_error(cmd, "--%s: %s", id == O_ROWS ? "rows" : "cols", derr);
+      if (farm_report_check_dim(v, &derr) < 0)
+        return usage_error(cmd, "--%s: %s", id == O_ROWS ? "rows" : "cols", derr.msg);
       if (id == O_ROWS) ro.rows = v;
       else ro.cols = v;
       break;
@@ -630,13 +630,13 @@ static int cmd_report(const farm_cli_cmd *cmd, int argc, char **argv) {
   }
   if (!db) return usage_error(cmd, "--db FILE is required");
   if (!name) return usage_error(cmd, "a report NAME is required (mapfarm reports lists them)");
-  char err[1024];
+  mapf_diag err = {0};
   farm_store *st = NULL;
-  if (open_readonly(db, &st, err, sizeof err)) return EXIT_BAD_INPUT;
-  int rc = farm_report(st, name, &ro, stdout, err, sizeof err);
+  if (open_readonly(db, &st, &err)) return EXIT_BAD_INPUT;
+  int rc = farm_report(st, name, &ro, stdout, &err);
   farm_store_close(st);
   if (rc < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
+    fprintf(stderr, "mapfarm: error: %s\n", err.msg);
     return EXIT_BAD_INPUT;
   }
   return 0;
@@ -677,13 +677,13 @@ static int cmd_portfolio(const farm_cli_cmd *cmd, int argc, char **argv) {
   }
   if (!db) return usage_error(cmd, "--db FILE is required");
   if (size == 0) return usage_error(cmd, "--size N is required (the largest portfolio)");
-  char err[1024];
+  mapf_diag err = {0};
   farm_store *st = NULL;
-  if (open_readonly(db, &st, err, sizeof err)) return EXIT_BAD_INPUT;
-  int rc = farm_report_greedy_by(st, (int32_t)size, &ro, by, stdout, err, sizeof err);
+  if (open_readonly(db, &st, &err)) return EXIT_BAD_INPUT;
+  int rc = farm_report_greedy_by(st, (int32_t)size, &ro, by, stdout, &err);
   farm_store_close(st);
   if (rc < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
+    fprintf(stderr, "mapfarm: error: %s\n", err.msg);
     return EXIT_BAD_INPUT;
   }
   return 0;
@@ -1172,16 +1172,16 @@ static int cmd_dataset(const farm_cli_cmd *cmd, int argc, char **argv) {
   if (!db) return usage_error(cmd, "--db FILE is required");
   if (!out) return usage_error(cmd, "--out DIR is required");
   farm_store *st = NULL;
-  char err[1600];
-  if (open_readonly(db, &st, err, sizeof err)) return EXIT_BAD_INPUT;
+  mapf_diag err = {0};
+  if (open_readonly(db, &st, &err)) return EXIT_BAD_INPUT;
   map_dirs_env(&md);
   farm_dataset_opts o = {out, (int32_t)size, train, (uint64_t)seed, {md.dir, md.n}};
   farm_dataset_result res;
-  int rc = farm_dataset_write(st, &o, &res, err, sizeof err);
+  int rc = farm_dataset_write(st, &o, &res, &err);
   farm_store_close(st);
   free(md.env);
   if (rc < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
+    fprintf(stderr, "mapfarm: error: %s\n", err.msg);
     return EXIT_FAILED_JOBS;
   }
   printf("%s: %lld instances (%lld train, %lld test), %d labels\n", out,
@@ -1258,12 +1258,12 @@ static int cmd_merge(const farm_cli_cmd *cmd, int argc, char **argv) {
     return usage_error(cmd, "expected an output database and at least one input");
   }
   farm_merge_result res;
-  char err[1024];
-  int rc = farm_merge(out, ins, nin, &res, err, sizeof err);
+  mapf_diag err = {0};
+  int rc = farm_merge(out, ins, nin, &res, &err);
   free(ins);
   if (res.note[0]) fprintf(stderr, "mapfarm: note: %s\n", res.note);
   if (rc < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
+    fprintf(stderr, "mapfarm: error: %s\n", err.msg);
     fprintf(stderr, "mapfarm: nothing was merged; %s %s\n", out,
             res.created ? "was not created" : "was not changed");
     farm_merge_result_free(&res);
@@ -1332,8 +1332,8 @@ static int open_db_arg(const farm_cli_cmd *cmd, int argc, char **argv, farm_stor
     if (id == O_DB) db = v;
   }
   if (!db) return usage_error(cmd, "--db FILE is required");
-  char err[1024];
-  return open_readonly(db, st, err, sizeof err);
+  mapf_diag err = {0};
+  return open_readonly(db, st, &err);
 }
 
 /* A duration for people: "42 s", "3m05s", "2h07m", "3d04h"; "-" when unknown. */
@@ -1388,9 +1388,9 @@ static int cmd_status(const farm_cli_cmd *cmd, int argc, char **argv) {
   int rc = open_db_arg(cmd, argc, argv, &st);
   if (rc != 0) return rc;
   farm_status s;
-  char err[1024];
-  if (farm_status_read(st, &s, err, sizeof err) < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
+  mapf_diag err = {0};
+  if (farm_status_read(st, &s, &err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err.msg);
     farm_store_close(st);
     return EXIT_FAILED_JOBS;
   }
@@ -1455,9 +1455,9 @@ static int cmd_runs(const farm_cli_cmd *cmd, int argc, char **argv) {
   if (rc != 0) return rc;
   farm_run_row *rows = NULL;
   int32_t n = 0;
-  char err[1024];
-  if (farm_runs_list(st, &rows, &n, err, sizeof err) < 0) {
-    fprintf(stderr, "mapfarm: error: %s\n", err);
+  mapf_diag err = {0};
+  if (farm_runs_list(st, &rows, &n, &err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err.msg);
     farm_store_close(st);
     return EXIT_FAILED_JOBS;
   }

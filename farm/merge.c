@@ -59,8 +59,7 @@ typedef struct merger {
   sqlite3_stmt *in_series;                 /* of the current input; NULL when it has none */
   sqlite3_stmt *find_run, *put_run, *end_run;
   farm_merge_result *res;
-  char *err;
-  size_t errlen;
+  mapf_diag *err;
 } merger;
 
 static void cols_free(col_list *c) {
@@ -103,7 +102,7 @@ static int cols_load(merger *m, const char *table, const char *skip, col_list *c
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
   sqlite3_finalize(s);
   if (rc != SQLITE_OK || c->n == 0) {
-    farm_set_err(m->err, m->errlen, "%s: cannot read the columns of %s: %s", m->out_path, table,
+    farm_err(m->err, "%s: cannot read the columns of %s: %s", m->out_path, table,
                  rc != SQLITE_OK ? sqlite3_errstr(rc) : "no such table");
     return -1;
   }
@@ -171,15 +170,15 @@ static char *select_sql(sqlite3 *in, sqlite3 *out, const char *first, const col_
 
 /* Prepares sql (owned: freed here) on db; on failure sets err naming path. */
 static int prepare_owned(sqlite3 *db, char *sql, sqlite3_stmt **s, const char *path,
-                         char *err, size_t errlen) {
+                         mapf_diag *err) {
   if (!sql) {
-    farm_set_err(err, errlen, "%s: out of memory", path);
+    farm_err(err, "%s: out of memory", path);
     return -1;
   }
   int rc = sqlite3_prepare_v2(db, sql, -1, s, NULL);
   sqlite3_free(sql);
   if (rc != SQLITE_OK) {
-    farm_set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+    farm_err(err, "%s: %s", path, sqlite3_errmsg(db));
     return -1;
   }
   return 0;
@@ -214,8 +213,7 @@ static int merger_init(merger *m) {
     if ((m->conflict_at[k] = cols_find(&m->results, farm_columns[i].name)) < 0) missing = 1;
   }
   if (missing) {
-    farm_set_err(m->err, m->errlen,
-                 "%s: not the database layout of this mapfarm (a column of runs, results or "
+    farm_err(m->err, "%s: not the database layout of this mapfarm (a column of runs, results or "
                  "agent_results is missing)",
                  m->out_path);
     return -1;
@@ -228,27 +226,25 @@ static int merger_init(merger *m) {
   sqlite3_str_appendall(str, " FROM results WHERE job_key = ?1");
   char *find = sqlite3_str_finish(str);
   const char *p = m->out_path;
-  if (prepare_owned(m->out, find, &m->find_result, p, m->err, m->errlen) < 0 ||
-      prepare_owned(m->out, insert_sql("results", &m->results), &m->put_result, p, m->err,
-                    m->errlen) < 0 ||
+  if (prepare_owned(m->out, find, &m->find_result, p, m->err) < 0 ||
+      prepare_owned(m->out, insert_sql("results", &m->results), &m->put_result, p, m->err) < 0 ||
       prepare_owned(m->out, dup_sql("DELETE FROM agent_results WHERE result_id = ?1"),
-                    &m->clear_agents, p, m->err, m->errlen) < 0 ||
-      prepare_owned(m->out, insert_sql("agent_results", &m->agents), &m->put_agent, p, m->err,
-                    m->errlen) < 0 ||
+                    &m->clear_agents, p, m->err) < 0 ||
+      prepare_owned(m->out, insert_sql("agent_results", &m->agents), &m->put_agent, p, m->err) < 0 ||
       prepare_owned(m->out, dup_sql("DELETE FROM coherence_series WHERE result_id = ?1"),
-                    &m->clear_series, p, m->err, m->errlen) < 0 ||
+                    &m->clear_series, p, m->err) < 0 ||
       prepare_owned(m->out,
                     dup_sql("INSERT INTO coherence_series (result_id, step, coherence) VALUES "
                             "(?1, ?2, ?3)"),
-                    &m->put_series, p, m->err, m->errlen) < 0 ||
+                    &m->put_series, p, m->err) < 0 ||
       prepare_owned(m->out, dup_sql("SELECT run_id, status FROM runs WHERE run_uid = ?1"),
-                    &m->find_run, p, m->err, m->errlen) < 0 ||
-      prepare_owned(m->out, insert_sql("runs", &m->runs), &m->put_run, p, m->err, m->errlen) <
+                    &m->find_run, p, m->err) < 0 ||
+      prepare_owned(m->out, insert_sql("runs", &m->runs), &m->put_run, p, m->err) <
           0 ||
       prepare_owned(m->out,
                     dup_sql("UPDATE runs SET status = ?2, ended_at = ?3, n_ok = ?4, "
                             "n_limit = ?5, n_error = ?6 WHERE run_id = ?1"),
-                    &m->end_run, p, m->err, m->errlen) < 0)
+                    &m->end_run, p, m->err) < 0)
     return -1;
   return 0;
 }
@@ -325,7 +321,7 @@ static int step_out(merger *m, sqlite3_stmt *s, const char *in_path, const char 
   int rc = sqlite3_step(s);
   if (rc != SQLITE_DONE) {
     if ((rc & 0xff) == SQLITE_CONSTRAINT) *bad = 1;
-    farm_set_err(m->err, m->errlen, "%s: %s: %s", in_path, what, sqlite3_errmsg(m->out));
+    farm_err(m->err, "%s: %s: %s", in_path, what, sqlite3_errmsg(m->out));
   }
   sqlite3_reset(s);
   sqlite3_clear_bindings(s);
@@ -367,7 +363,7 @@ static int copy_runs(merger *m, int32_t idx, sqlite3_stmt *in_runs, const char *
     sqlite3_reset(m->find_run);
     sqlite3_clear_bindings(m->find_run);
     if (frc != SQLITE_ROW && frc != SQLITE_DONE) {
-      farm_set_err(m->err, m->errlen, "%s: cannot look up a run: %s", m->out_path,
+      farm_err(m->err, "%s: cannot look up a run: %s", m->out_path,
                    sqlite3_errmsg(m->out));
       return -1;
     }
@@ -398,7 +394,7 @@ static int copy_runs(merger *m, int32_t idx, sqlite3_stmt *in_runs, const char *
       cap = cap ? 2 * cap : 16;
       id_pair *grown = realloc(*ids, (size_t)cap * sizeof *grown);
       if (!grown) {
-        farm_set_err(m->err, m->errlen, "%s: out of memory", path);
+        farm_err(m->err, "%s: out of memory", path);
         return -1;
       }
       *ids = grown;
@@ -406,7 +402,7 @@ static int copy_runs(merger *m, int32_t idx, sqlite3_stmt *in_runs, const char *
     (*ids)[(*nids)++] = (id_pair){in_id, out_id};
   }
   if (rc != SQLITE_DONE) {
-    farm_set_err(m->err, m->errlen, "%s: cannot read runs: %s", path,
+    farm_err(m->err, "%s: cannot read runs: %s", path,
                  sqlite3_errmsg(sqlite3_db_handle(in_runs)));
     return -1;
   }
@@ -487,7 +483,7 @@ static int copy_agents(merger *m, int32_t idx, sqlite3_stmt *in_agents, int64_t 
   sqlite3_reset(in_agents);
   sqlite3_clear_bindings(in_agents);
   if (rc != SQLITE_DONE) {
-    farm_set_err(m->err, m->errlen, "%s: cannot read agent rows: %s", fi->path,
+    farm_err(m->err, "%s: cannot read agent rows: %s", fi->path,
                  sqlite3_errmsg(sqlite3_db_handle(in_agents)));
     return -1;
   }
@@ -508,7 +504,7 @@ static int copy_agents(merger *m, int32_t idx, sqlite3_stmt *in_agents, int64_t 
   }
   sqlite3_reset(m->in_series);
   if (rc != SQLITE_DONE) {
-    farm_set_err(m->err, m->errlen, "%s: cannot read coherence rows: %s", fi->path,
+    farm_err(m->err, "%s: cannot read coherence rows: %s", fi->path,
                  sqlite3_errmsg(sqlite3_db_handle(m->in_series)));
     return -1;
   }
@@ -525,7 +521,7 @@ static int copy_results(merger *m, int32_t idx, sqlite3_stmt *in_res, sqlite3_st
     const char *key = (const char *)sqlite3_column_text(in_res, m->res_key);
     if (!key) {
       *bad = 1;
-      farm_set_err(m->err, m->errlen, "%s: results holds a row with a NULL job_key", fi->path);
+      farm_err(m->err, "%s: results holds a row with a NULL job_key", fi->path);
       return -1;
     }
     sqlite3_bind_text(m->find_result, 1, key, -1, SQLITE_TRANSIENT);
@@ -535,7 +531,7 @@ static int copy_results(merger *m, int32_t idx, sqlite3_stmt *in_res, sqlite3_st
     sqlite3_clear_bindings(m->find_result);
     if (frc == SQLITE_ROW) continue;
     if (frc != SQLITE_DONE) {
-      farm_set_err(m->err, m->errlen, "%s: cannot look up job %s: %s", m->out_path, key,
+      farm_err(m->err, "%s: cannot look up job %s: %s", m->out_path, key,
                    sqlite3_errmsg(m->out));
       return -1;
     }
@@ -569,7 +565,7 @@ static int copy_results(merger *m, int32_t idx, sqlite3_stmt *in_res, sqlite3_st
       return -1;
   }
   if (rc != SQLITE_DONE) {
-    farm_set_err(m->err, m->errlen, "%s: cannot read results: %s", fi->path,
+    farm_err(m->err, "%s: cannot read results: %s", fi->path,
                  sqlite3_errmsg(sqlite3_db_handle(in_res)));
     return -1;
   }
@@ -601,7 +597,7 @@ static char *absolute_path(const char *path) {
 static int merge_one(merger *m, int32_t idx) {
   const char *path = m->res->inputs[idx].path;
   farm_store *st = NULL;
-  if (farm_store_open(path, FARM_STORE_READONLY, &st, m->err, m->errlen) < 0)
+  if (farm_store_open(path, FARM_STORE_READONLY, &st, m->err) < 0)
     return FARM_MERGE_BAD_INPUT;
   sqlite3 *in = farm_store_db(st);
   sqlite3_stmt *in_runs = NULL, *in_res = NULL, *in_agents = NULL;
@@ -611,29 +607,29 @@ static int merge_one(merger *m, int32_t idx) {
   /* Where the runs came from, for runs.merged_from. */
   char *real = absolute_path(path);
   const char *from = real ? real : path;
-  char msg[512];
+  mapf_diag msg = {0};
   m->shown_from = m->res->nshown;
   /* One read transaction: every table of the input from the same snapshot. Its jobs are read
    * in id order, in which both results and agent_results are stored, so the input is read
    * front to back; in job key order every job's agent rows would be on another page. */
   if (sqlite3_exec(in, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-    farm_set_err(m->err, m->errlen, "%s: cannot read: %s", path, sqlite3_errmsg(in));
+    farm_err(m->err, "%s: cannot read: %s", path, sqlite3_errmsg(in));
     goto done;
   }
   if (prepare_owned(in, select_sql(in, m->out, "run_id", &m->runs, "runs", "ORDER BY run_id"),
-                    &in_runs, path, msg, sizeof msg) < 0 ||
+                    &in_runs, path, &msg) < 0 ||
       prepare_owned(in, select_sql(in, m->out, NULL, &m->results, "results", "ORDER BY id"),
-                    &in_res, path, msg, sizeof msg) < 0 ||
+                    &in_res, path, &msg) < 0 ||
       prepare_owned(in,
                     select_sql(in, m->out, NULL, &m->agents, "agent_results",
                                "WHERE result_id = ?1 ORDER BY agent"),
-                    &in_agents, path, msg, sizeof msg) < 0 ||
+                    &in_agents, path, &msg) < 0 ||
       (has_column(in, "coherence_series", "result_id") &&
        prepare_owned(in,
                      dup_sql("SELECT step, coherence FROM coherence_series WHERE result_id = "
                              "?1 ORDER BY step"),
-                     &m->in_series, path, msg, sizeof msg) < 0)) {
-    farm_set_err(m->err, m->errlen, "%s (not the database layout of this mapfarm)", msg);
+                     &m->in_series, path, &msg) < 0)) {
+    farm_err(m->err, "%s (not the database layout of this mapfarm)", msg.msg);
     rc = FARM_MERGE_BAD_INPUT;
     goto done;
   }
@@ -647,7 +643,7 @@ static int merge_one(merger *m, int32_t idx) {
   sqlite3_stmt *live = NULL;
   if (sqlite3_prepare_v2(in, sql_live_runs, -1, &live, NULL) != SQLITE_OK ||
       sqlite3_step(live) != SQLITE_ROW) {
-    farm_set_err(m->err, m->errlen, "%s: cannot read runs: %s", path, sqlite3_errmsg(in));
+    farm_err(m->err, "%s: cannot read runs: %s", path, sqlite3_errmsg(in));
     sqlite3_finalize(live);
     goto done;
   }
@@ -668,19 +664,19 @@ done:
 }
 
 int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
-               farm_merge_result *res, char *err, size_t errlen) {
+               farm_merge_result *res, mapf_diag *err) {
   memset(res, 0, sizeof *res);
   if (!out_path || !*out_path) {
-    farm_set_err(err, errlen, "no output database given");
+    farm_err(err, "no output database given");
     return FARM_MERGE_BAD_INPUT;
   }
   if (n <= 0 || !in_paths) {
-    farm_set_err(err, errlen, "%s: no input databases to merge", out_path);
+    farm_err(err, "%s: no input databases to merge", out_path);
     return FARM_MERGE_BAD_INPUT;
   }
   res->inputs = calloc((size_t)n, sizeof *res->inputs);
   if (!res->inputs) {
-    farm_set_err(err, errlen, "out of memory");
+    farm_err(err, "out of memory");
     return FARM_MERGE_FAILED;
   }
   res->ninputs = n;
@@ -693,18 +689,18 @@ int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
   for (int32_t i = 0; i < n; i++) {
     if (out_exists && stat(in_paths[i], &is) == 0 && is.st_dev == os.st_dev &&
         is.st_ino == os.st_ino) {
-      farm_set_err(err, errlen, "%s: is the output database; it cannot also be an input",
+      farm_err(err, "%s: is the output database; it cannot also be an input",
                    in_paths[i]);
       return FARM_MERGE_BAD_INPUT;
     }
     farm_store *st = NULL;
-    if (farm_store_open(in_paths[i], FARM_STORE_READONLY, &st, err, errlen) < 0)
+    if (farm_store_open(in_paths[i], FARM_STORE_READONLY, &st, err) < 0)
       return FARM_MERGE_BAD_INPUT;
     farm_store_close(st);
   }
 
   farm_store *out = NULL;
-  if (farm_store_open(out_path, FARM_STORE_CREATE, &out, err, errlen) < 0)
+  if (farm_store_open(out_path, FARM_STORE_CREATE, &out, err) < 0)
     return FARM_MERGE_BAD_INPUT;
   snprintf(res->note, sizeof res->note, "%s", farm_store_note(out));
   res->created = !out_exists;
@@ -713,11 +709,10 @@ int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
   m.out_path = out_path;
   m.res = res;
   m.err = err;
-  m.errlen = errlen;
   int rc = FARM_MERGE_FAILED;
   if (merger_init(&m) < 0) goto done;
   if (sqlite3_exec(m.out, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-    farm_set_err(err, errlen, "%s: cannot lock the database: %s", out_path, sqlite3_errmsg(m.out));
+    farm_err(err, "%s: cannot lock the database: %s", out_path, sqlite3_errmsg(m.out));
     goto done;
   }
   for (int32_t i = 0; i < n; i++) {
@@ -728,9 +723,9 @@ int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
     }
   }
   /* Rows from an input of schema version 3 or older come without their limits. */
-  if (farm_store_fill_limits(out, err, errlen) < 0) goto done;
+  if (farm_store_fill_limits(out, err) < 0) goto done;
   if (sqlite3_exec(m.out, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-    farm_set_err(err, errlen, "%s: cannot commit the merge: %s", out_path, sqlite3_errmsg(m.out));
+    farm_err(err, "%s: cannot commit the merge: %s", out_path, sqlite3_errmsg(m.out));
     goto done;
   }
   rc = res->conflicts > 0 ? FARM_MERGE_CONFLICTS : FARM_MERGE_OK;

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diag.h"
+
 /* Conflicts kept with their details (all are counted). */
 #define FARM_MERGE_MAX_SHOWN 10
 
@@ -67,7 +69,7 @@ typedef struct farm_merge_result {
  * FARM_MERGE_* values; res is filled in every case (what was merged, when the return is >= 0) and
  * must be released with farm_merge_result_free. On a negative return err holds the reason. */
 int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
-               farm_merge_result *res, char *err, size_t errlen);
+               farm_merge_result *res, mapf_diag *err);
 
 /* Frees what farm_merge allocated in res (not res itself); a zeroed res is a no-op. */
 void farm_merge_result_free(farm_merge_result *res);

@@ -32,7 +32,7 @@ typedef struct pool {
   job_queue queue;
   double t0, last_flush;
   int failed;             /* a write failed: start no new job */
-  char err[512];
+  mapf_diag err;          /* why, when failed */
 } pool;
 
 static double now_seconds(void) {
@@ -55,7 +55,7 @@ static void write_batch(pool *p, done_job *items, int32_t n) {
   if (n == 0 || p->failed) return;
   farm_record *recs = calloc((size_t)n, sizeof *recs);
   if (!recs) {
-    snprintf(p->err, sizeof p->err, "out of memory writing results");
+    farm_err(&p->err, "out of memory writing results");
 #pragma omp atomic write
     p->failed = 1;
     return;
@@ -86,9 +86,7 @@ static void write_batch(pool *p, done_job *items, int32_t n) {
   }
   /* Keys are hashes: in key order, one batch touches each index page once. */
   qsort(recs, (size_t)n, sizeof *recs, by_key);
-  char err[512];
-  if (farm_store_put(p->st, p->run_id, recs, n, err, sizeof err) < 0) {
-    snprintf(p->err, sizeof p->err, "%s", err);
+  if (farm_store_put(p->st, p->run_id, recs, n, &p->err) < 0) {
 #pragma omp atomic write
     p->failed = 1;
   } else {
@@ -142,7 +140,8 @@ static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
   if (rc != MAPF_OK) {
     out->res.status = MAPF_STATUS_ERROR;
     out->res.agents = j->agents;
-    snprintf(out->res.message, sizeof out->res.message, "%s", d.msg);
+    snprintf(out->res.message, sizeof out->res.message, "%.*s", (int)sizeof out->res.message - 1,
+             d.msg);
     return;
   }
   const farm_plan *plan = sp->plan;
@@ -187,7 +186,7 @@ static int queue_push(pool *p, done_job *dj) {
 }
 
 int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run_summary *sum,
-             char *err, size_t errlen) {
+             mapf_diag *err) {
   memset(sum, 0, sizeof *sum);
   int32_t shard_index = opts->shard_count > 1 ? opts->shard_index : 1;
   int32_t shard_count = opts->shard_count > 1 ? opts->shard_count : 1;
@@ -197,15 +196,14 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
    * key set is only read here. A plan never lists one job twice (the plan checker refuses
    * repeats), so no job can be pending twice. */
   farm_keyset keys = {0};
-  if (farm_store_load_keys(st, &keys, opts->retry_failed ? FARM_KEYS_SKIP_ERRORS : 0, err,
-                           errlen) < 0)
+  if (farm_store_load_keys(st, &keys, opts->retry_failed ? FARM_KEYS_SKIP_ERRORS : 0, err) < 0)
     return -1;
   int threads = opts->threads > 0 ? opts->threads : omp_get_max_threads();
   int64_t njobs = sp->njobs;
   uint8_t *state = malloc(njobs > 0 ? (size_t)njobs : 1); /* 0 other shard, 1 present, 2 to do */
   if (!state) {
     farm_keyset_free(&keys);
-    snprintf(err, errlen, "out of memory listing the plan's jobs");
+    farm_err(err, "out of memory listing the plan's jobs");
     return -1;
   }
 #pragma omp parallel for schedule(static, 4096) num_threads(threads)
@@ -227,7 +225,7 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
   int64_t *todo = malloc((size_t)(ntodo > 0 ? ntodo : 1) * sizeof *todo);
   if (!todo) {
     free(state);
-    snprintf(err, errlen, "out of memory listing the plan's jobs");
+    farm_err(err, "out of memory listing the plan's jobs");
     return -1;
   }
   for (int64_t i = 0, k = 0; i < njobs; i++)
@@ -244,7 +242,7 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
     free(todo);
     return 0; /* nothing to do: no run row, the database is untouched */
   }
-  if (farm_store_run_begin(st, &info, &sum->run_id, err, errlen) < 0) {
+  if (farm_store_run_begin(st, &info, &sum->run_id, err) < 0) {
     free(todo);
     return -1;
   }
@@ -304,14 +302,15 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
 
   int rc = 0;
   if (p.failed) {
-    snprintf(err, errlen, "%s", p.err[0] ? p.err : "out of memory");
+    if (!p.err.msg[0]) farm_err(&p.err, "out of memory");
+    if (err) *err = p.err;
     rc = -1;
   }
   const char *status = p.failed ? "failed" : sum->interrupted ? "interrupted" : "done";
-  char err2[512];
-  if (farm_store_run_end(st, sum->run_id, status, sum->ok, sum->limit, sum->error, err2,
-                         sizeof err2) < 0 && rc == 0) {
-    snprintf(err, errlen, "%s", err2);
+  mapf_diag end_err = {0};
+  if (farm_store_run_end(st, sum->run_id, status, sum->ok, sum->limit, sum->error, &end_err) < 0 &&
+      rc == 0) {
+    if (err) *err = end_err;
     rc = -1;
   }
   if (opts->progress)

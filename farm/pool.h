@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diag.h"
 #include "expand.h"
 #include "store.h"
 
@@ -50,6 +51,6 @@ int farm_shard_has(mapf_hash128 k, int32_t index, int32_t count);
  * Returns 0 when the run completed or was stopped cleanly (see sum->interrupted), -1 on a
  * database error (err says which; jobs written before it stay). */
 int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run_summary *sum,
-             char *err, size_t errlen);
+             mapf_diag *err);
 
 #endif

@@ -251,28 +251,28 @@ static double column_real(sqlite3_stmt *s, int i) {
   return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
 
-int farm_pf_read_error(sqlite3 *db, const char *where, char *err, size_t errlen) {
+int farm_pf_read_error(sqlite3 *db, const char *where, mapf_diag *err) {
   if (where && *where)
-    snprintf(err, errlen, "--where \"%s\": %s", where, sqlite3_errmsg(db));
+    farm_err(err, "--where \"%s\": %s", where, sqlite3_errmsg(db));
   else
-    snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+    farm_err(err, "cannot read results: %s", sqlite3_errmsg(db));
   return -1;
 }
 
 /* Prepares sql (a format with one %s for the filter) and binds max_agents to ?1. */
 static sqlite3_stmt *prepare_filtered(sqlite3 *db, const char *fmt, const char *where,
-                                      int32_t max_agents, char *err, size_t errlen) {
+                                      int32_t max_agents, mapf_diag *err) {
   const char *w = where && *where ? where : "1";
   size_t len = strlen(fmt) + strlen(w) + 1;
   char *sql = malloc(len);
   if (!sql) {
-    snprintf(err, errlen, "out of memory");
+    farm_err(err, "out of memory");
     return NULL;
   }
   snprintf(sql, len, fmt, w);
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-    farm_pf_read_error(db, where, err, errlen);
+    farm_pf_read_error(db, where, err);
     sqlite3_finalize(s);
     s = NULL;
   }
@@ -309,8 +309,8 @@ static const char sql_jobs_subopt[] =
     "map_hash, generator, agents, instance";
 
 static int load_names(sqlite3 *db, const char *where, int32_t max_agents, pf_loader *ld,
-                      char *err, size_t errlen) {
-  sqlite3_stmt *s = prepare_filtered(db, sql_names, where, max_agents, err, errlen);
+                      mapf_diag *err) {
+  sqlite3_stmt *s = prepare_filtered(db, sql_names, where, max_agents, err);
   if (!s) return -1;
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -322,12 +322,12 @@ static int load_names(sqlite3 *db, const char *where, int32_t max_agents, pf_loa
     if (pf_names_add(&ld->labels, label ? label : "", first) < 0 ||
         pf_names_add(&ld->gens, gen ? gen : "", first) < 0) {
       sqlite3_finalize(s);
-      snprintf(err, errlen, "out of memory");
+      farm_err(err, "out of memory");
       return -1;
     }
   }
   if (rc != SQLITE_DONE) {
-    farm_pf_read_error(db, where, err, errlen);
+    farm_pf_read_error(db, where, err);
     sqlite3_finalize(s);
     return -1;
   }
@@ -362,10 +362,10 @@ static int setup_matrix(pf_loader *ld) {
 }
 
 static int load_jobs(sqlite3 *db, const char *where, int32_t max_agents, pf_loader *ld,
-                     char *err, size_t errlen) {
+                     mapf_diag *err) {
   sqlite3_stmt *s = prepare_filtered(db, ld->m->by == FARM_PF_BY_SUBOPTIMALITY ? sql_jobs_subopt
                                                                            : sql_jobs,
-                                     where, max_agents, err, errlen);
+                                     where, max_agents, err);
   if (!s) return -1;
   char hash[64] = "", *gen = NULL;
   size_t gencap = 0;
@@ -397,7 +397,7 @@ static int load_jobs(sqlite3 *db, const char *where, int32_t max_agents, pf_load
     int32_t l = pf_names_find(&ld->labels, label ? label : "");
     if (l < 0 || gidx < 0) {
       /* Both lists come from the same snapshot, so this means a bug, not bad input. */
-      snprintf(err, errlen, "label \"%s\" or generator \"%s\" missing from the first query",
+      farm_err(err, "label \"%s\" or generator \"%s\" missing from the first query",
                label ? label : "", gen);
       r = -1;
       break;
@@ -418,7 +418,7 @@ static int load_jobs(sqlite3 *db, const char *where, int32_t max_agents, pf_load
     job->m.steps = column_real(s, 8);
     job->m.seconds = column_real(s, 9);
   }
-  if (r == 0 && rc != SQLITE_DONE) r = farm_pf_read_error(db, where, err, errlen);
+  if (r == 0 && rc != SQLITE_DONE) r = farm_pf_read_error(db, where, err);
   if (r == 0 && gen && flush_instance(ld, gidx) < 0) goto oom;
   sqlite3_finalize(s);
   free(gen);
@@ -426,23 +426,23 @@ static int load_jobs(sqlite3 *db, const char *where, int32_t max_agents, pf_load
 oom:
   sqlite3_finalize(s);
   free(gen);
-  snprintf(err, errlen, "out of memory");
+  farm_err(err, "out of memory");
   return -1;
 }
 
 int farm_pf_load(sqlite3 *db, const char *where, int32_t max_agents, farm_pf_matrix **out,
-                 char *err, size_t errlen) {
-  return farm_pf_load_by(db, where, max_agents, FARM_PF_BY_DISTANCE, out, err, errlen);
+                 mapf_diag *err) {
+  return farm_pf_load_by(db, where, max_agents, FARM_PF_BY_DISTANCE, out, err);
 }
 
 int farm_pf_load_by(sqlite3 *db, const char *where, int32_t max_agents, int by,
-                    farm_pf_matrix **out, char *err, size_t errlen) {
+                    farm_pf_matrix **out, mapf_diag *err) {
   *out = NULL;
   pf_loader ld;
   memset(&ld, 0, sizeof ld);
   ld.m = calloc(1, sizeof *ld.m);
   if (!ld.m) {
-    snprintf(err, errlen, "out of memory");
+    farm_err(err, "out of memory");
     return -1;
   }
   ld.m->by = by;
@@ -451,15 +451,15 @@ int farm_pf_load_by(sqlite3 *db, const char *where, int32_t max_agents, int by,
   int own_txn =
       sqlite3_get_autocommit(db) && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
   /* Labels are what a portfolio chooses among: each must be one configuration. */
-  int r = farm_labels_check(db, where, max_agents, err, errlen);
-  if (r == 0) r = load_names(db, where, max_agents, &ld, err, errlen);
+  int r = farm_labels_check(db, where, max_agents, err);
+  if (r == 0) r = load_names(db, where, max_agents, &ld, err);
   if (r == 0 && ld.labels.n == 0) r = 1;
   if (r == 0 && (pf_names_order(&ld.labels) < 0 || pf_names_order(&ld.gens) < 0 ||
                  setup_matrix(&ld) < 0)) {
-    snprintf(err, errlen, "out of memory");
+    farm_err(err, "out of memory");
     r = -1;
   }
-  if (r == 0) r = load_jobs(db, where, max_agents, &ld, err, errlen);
+  if (r == 0) r = load_jobs(db, where, max_agents, &ld, err);
   if (own_txn) sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
   if (ld.moved) {
     for (int32_t i = 0; i < ld.labels.n; i++) ld.labels.v[i].name = NULL;

@@ -21,6 +21,8 @@
 
 #include <sqlite3.h>
 
+#include "diag.h"
+
 /* The metrics of a job, as stored; NaN where the database holds NULL. */
 typedef struct farm_pf_metrics {
   double rate;     /* completion_rate, 0..1 */
@@ -92,7 +94,7 @@ typedef struct farm_pf_matrix {
  * err (a --where that SQLite rejects is named in it; out of memory). A matrix with no rows
  * (no instance that every label ran on) is returned as such: check ninstances. */
 int farm_pf_load(sqlite3 *db, const char *where, int32_t max_agents, farm_pf_matrix **out,
-                 char *err, size_t errlen);
+                 mapf_diag *err);
 
 /* What the rule's second key is: the mean travel distance (the thesis's Ch. 5 rule), or
  * suboptimality, travel distance over the optimal one (Ch. 4, single-agent configurations:
@@ -102,14 +104,14 @@ enum { FARM_PF_BY_DISTANCE = 0, FARM_PF_BY_SUBOPTIMALITY = 1 };
 
 /* farm_pf_load with the second key chosen by `by`. */
 int farm_pf_load_by(sqlite3 *db, const char *where, int32_t max_agents, int by,
-                    farm_pf_matrix **out, char *err, size_t errlen);
+                    farm_pf_matrix **out, mapf_diag *err);
 
 /* Frees m; NULL is a no-op. */
 void farm_pf_matrix_free(farm_pf_matrix *m);
 
 /* Sets err after a failed read of results filtered by `where` (NULL or "": none): SQLite's
  * message, after the --where text when there is one (most often the cause). Returns -1. */
-int farm_pf_read_error(sqlite3 *db, const char *where, char *err, size_t errlen);
+int farm_pf_read_error(sqlite3 *db, const char *where, mapf_diag *err);
 
 /* The perfect selector pi* (thesis Eq. 2.2) over the labels l with member[l] != 0 (member
  * NULL: every label): on each row the member whose cell ranks first (ties: the smaller

@@ -148,13 +148,13 @@ static int param_name_ok(const char *p) {
   return 1;
 }
 
-int farm_report_check_dim(const char *dim, char *err, size_t errlen) {
+int farm_report_check_dim(const char *dim, mapf_diag *err) {
   for (int32_t i = 0; i < DIM_COUNT; i++)
     if (strcmp(dim, report_dims[i].name) == 0) return 0;
   if (strncmp(dim, "param:", 6) == 0 && param_name_ok(dim + 6)) return 0;
   static const char *const names[] = {"map", "label", "algorithm", "generator", "agents", NULL};
   const char *near = farm_suggest(dim, names, -1);
-  snprintf(err, errlen,
+  farm_err(err,
            "unknown table dimension \"%s\"%s%s%s; expected map, label, algorithm, generator, "
            "agents or param:NAME (NAME a parameter, e.g. param:vision)",
            dim, near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
@@ -188,7 +188,7 @@ typedef struct report_cell {
  * Overall row, column and corner summed from the cells. Returns 0, 1 when no job passes the
  * filter, or -1 with err. */
 static int report_load(sqlite3 *db, const report_def *def, const farm_report_opts *o,
-                       const farm_labels *lb, report_table *t, char *err, size_t errlen) {
+                       const farm_labels *lb, report_table *t, mapf_diag *err) {
   char rows[1024], cols[1024];
   const char *rh, *ch;
   dim_sql(o->rows ? o->rows : "map", rows, sizeof rows, &rh);
@@ -205,7 +205,7 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
   size_t len = strlen(where) + 4096;
   char *sql = malloc(len);
   if (!sql) {
-    snprintf(err, errlen, "out of memory");
+    farm_err(err, "out of memory");
     return -1;
   }
   /* Cells grouped per run first; a run's rank is the first run of the same plan (plan_hash),
@@ -222,7 +222,7 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
            rows, cols, def->column, where);
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-    farm_pf_read_error(db, o->where, err, errlen);
+    farm_pf_read_error(db, o->where, err);
     free(sql);
     return -1;
   }
@@ -261,7 +261,7 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
     c->acc.n = sqlite3_column_int64(s, 6);
   }
   if (rc != SQLITE_DONE) {
-    farm_pf_read_error(db, o->where, err, errlen);
+    farm_pf_read_error(db, o->where, err);
     sqlite3_finalize(s);
     free(cells);
     return -1;
@@ -307,7 +307,7 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
 oom:
   sqlite3_finalize(s);
   free(cells);
-  snprintf(err, errlen, "out of memory");
+  farm_err(err, "out of memory");
   return -1;
 }
 
@@ -698,21 +698,21 @@ static void pf_title_tail(const farm_report_opts *o, const farm_pf_matrix *m, ch
 /* Loads the matrix of a portfolio table, with the reports' messages for the ways it can be
  * empty. Returns 0, or -1 with err. */
 static int pf_load(sqlite3 *db, const farm_report_opts *o, int by, farm_pf_matrix **m,
-                   char *err, size_t errlen) {
-  int r = farm_pf_load_by(db, o->where, o->max_agents, by, m, err, errlen);
+                   mapf_diag *err) {
+  int r = farm_pf_load_by(db, o->where, o->max_agents, by, m, err);
   if (r < 0) return -1;
   if (r == 1) {
     if (o->where && *o->where)
-      snprintf(err, errlen, "no job that ran in DB matches --where \"%s\"%s", o->where,
+      farm_err(err, "no job that ran in DB matches --where \"%s\"%s", o->where,
                o->max_agents > 0 ? " with at most that many agents" : "");
     else if (o->max_agents > 0)
-      snprintf(err, errlen, "no job that ran in DB has at most %d agents", (int)o->max_agents);
+      farm_err(err, "no job that ran in DB has at most %d agents", (int)o->max_agents);
     else
-      snprintf(err, errlen, "no job in DB ran: every job ended in error");
+      farm_err(err, "no job in DB ran: every job ended in error");
     return -1;
   }
   if ((*m)->ninstances == 0) {
-    snprintf(err, errlen,
+    farm_err(err,
              "no instance in DB has a job that ran for each of its %d labels (%lld instances "
              "have some); pick labels that ran on the same instances with --where, e.g. "
              "--where \"label IN ('A', 'B')\"",
@@ -747,7 +747,7 @@ static void write_table(const report_text *x, farm_format format, const char *ti
  * the instances on which a label is pi*'s choice (the thesis counts them, seed line 583:
  * "BMAA*, FAR, and WHCA* was the best choice for an average of 283.5 (33.8%), ..."). */
 static int pf_table51(const farm_pf_matrix *m, const farm_report_opts *o, FILE *out,
-                      char *err, size_t errlen) {
+                      mapf_diag *err) {
   int csv = o->format == FARM_FORMAT_CSV;
   int32_t L = m->nlabels;
   int32_t cols = 1 + (csv ? 2 * PF_COLS + 2 : PF_COLS + 1), rows = L + 3;
@@ -795,7 +795,7 @@ static int pf_table51(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
              single >= 0 ? m->labels[single] : "-");
     write_table(&x, o->format, title, footer, out);
   } else {
-    snprintf(err, errlen, "out of memory");
+    farm_err(err, "out of memory");
   }
   report_text_free(&x);
   free(choice);
@@ -809,7 +809,7 @@ static int pf_table51(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
  * it is pi*'s choice (the thesis discusses which algorithm is chosen where, seed lines 583
  * and 598). */
 static int pf_table52(const farm_pf_matrix *m, const farm_report_opts *o, FILE *out,
-                      char *err, size_t errlen) {
+                      mapf_diag *err) {
   int32_t L = m->nlabels, G = m->ngenerators;
   int32_t *choice = malloc((size_t)m->ninstances * sizeof *choice);
   farm_pf_stat *pi = calloc((size_t)G + 1, sizeof *pi);
@@ -876,7 +876,7 @@ static int pf_table52(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
              (long long)m->ninstances, m->ninstances == 1 ? "" : "s", tail);
     write_table(&x, o->format, title, NULL, out);
   } else {
-    snprintf(err, errlen, "out of memory");
+    farm_err(err, "out of memory");
   }
   report_text_free(&x);
   free(choice);
@@ -891,15 +891,15 @@ static int pf_table52(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
 /* Checks what every report checks: a known format and a database with rows. Sets *min_agents
  * to the smallest agent count. Returns 0, or -1 with err. */
 static int check_report(farm_store *st, const farm_report_opts *o, int64_t *min_agents,
-                        char *err, size_t errlen) {
+                        mapf_diag *err) {
   if (o->format != FARM_FORMAT_TEXT && o->format != FARM_FORMAT_MD &&
       o->format != FARM_FORMAT_CSV) {
-    snprintf(err, errlen, "unknown report format %d", (int)o->format);
+    farm_err(err, "unknown report format %d", (int)o->format);
     return -1;
   }
   sqlite3 *db = farm_store_db(st);
   if (!db) {
-    snprintf(err, errlen, "no database");
+    farm_err(err, "no database");
     return -1;
   }
   /* Tell an empty database from a filter that leaves nothing. */
@@ -912,68 +912,64 @@ static int check_report(farm_store *st, const farm_report_opts *o, int64_t *min_
     rc = SQLITE_OK;
   }
   if (rc != SQLITE_OK) {
-    snprintf(err, errlen, "cannot read results: %s", sqlite3_errmsg(db));
+    farm_err(err, "cannot read results: %s", sqlite3_errmsg(db));
     sqlite3_finalize(s);
     return -1;
   }
   sqlite3_finalize(s);
   if (rows == 0) {
-    snprintf(err, errlen, "no results in DB");
+    farm_err(err, "no results in DB");
     return -1;
   }
   return 0;
 }
 
 /* The portfolio tables have fixed rows and columns. */
-static int pf_no_dims(const farm_report_opts *o, const char *what, char *err, size_t errlen) {
+static int pf_no_dims(const farm_report_opts *o, const char *what, mapf_diag *err) {
   if (!o->rows && !o->cols) return 0;
-  snprintf(err, errlen, "%s has fixed rows and columns; --%s does not apply", what,
+  farm_err(err, "%s has fixed rows and columns; --%s does not apply", what,
            o->rows ? "rows" : "cols");
   return -1;
 }
 
 static int pf_report(farm_store *st, int table, const farm_report_opts *o, FILE *out,
-                     char *err, size_t errlen) {
+                     mapf_diag *err) {
   int64_t min_agents = 0;
-  if (pf_no_dims(o, table == 51 ? "the portfolio report" : "the problem-types report", err,
-                 errlen) < 0 ||
-      check_report(st, o, &min_agents, err, errlen) < 0)
+  if (pf_no_dims(o, table == 51 ? "the portfolio report" : "the problem-types report", err) < 0 ||
+      check_report(st, o, &min_agents, err) < 0)
     return -1;
   farm_pf_matrix *m = NULL;
-  if (pf_load(farm_store_db(st), o, FARM_PF_BY_DISTANCE, &m, err, errlen) < 0) return -1;
-  int r = table == 51 ? pf_table51(m, o, out, err, errlen) : pf_table52(m, o, out, err, errlen);
+  if (pf_load(farm_store_db(st), o, FARM_PF_BY_DISTANCE, &m, err) < 0) return -1;
+  int r = table == 51 ? pf_table51(m, o, out, err) : pf_table52(m, o, out, err);
   farm_pf_matrix_free(m);
   if (r == 0 && (fflush(out) != 0 || ferror(out))) {
-    snprintf(err, errlen, "cannot write the report");
+    farm_err(err, "cannot write the report");
     r = -1;
   }
   return r;
 }
 
 int farm_report_greedy(farm_store *st, int32_t size, const farm_report_opts *opts, FILE *out,
-                       char *err, size_t errlen) {
-  return farm_report_greedy_by(st, size, opts, FARM_PF_BY_DISTANCE, out, err, errlen);
+                       mapf_diag *err) {
+  return farm_report_greedy_by(st, size, opts, FARM_PF_BY_DISTANCE, out, err);
 }
 
 int farm_report_greedy_by(farm_store *st, int32_t size, const farm_report_opts *opts, int by,
-                          FILE *out, char *err, size_t errlen) {
-  char scratch[8];
-  if (!err || errlen == 0) {
-    err = scratch;
-    errlen = sizeof scratch;
-  }
+                          FILE *out, mapf_diag *err) {
+  mapf_diag scratch; /* the message is read back below: never NULL */
+  if (!err) err = &scratch;
   farm_report_opts o = {.format = FARM_FORMAT_TEXT};
   if (opts) o = *opts;
   if (size < 1) {
-    snprintf(err, errlen, "--size: expected an integer >= 1, found %d", (int)size);
+    farm_err(err, "--size: expected an integer >= 1, found %d", (int)size);
     return -1;
   }
   int64_t min_agents = 0;
-  if (pf_no_dims(&o, "mapfarm portfolio", err, errlen) < 0 ||
-      check_report(st, &o, &min_agents, err, errlen) < 0)
+  if (pf_no_dims(&o, "mapfarm portfolio", err) < 0 ||
+      check_report(st, &o, &min_agents, err) < 0)
     return -1;
   farm_pf_matrix *m = NULL;
-  if (pf_load(farm_store_db(st), &o, by, &m, err, errlen) < 0) return -1;
+  if (pf_load(farm_store_db(st), &o, by, &m, err) < 0) return -1;
   int csv = o.format == FARM_FORMAT_CSV;
   /* More steps than labels cannot be taken; the size the user asked for stays in the title. */
   int32_t most = size < m->nlabels ? size : m->nlabels;
@@ -1017,11 +1013,11 @@ int farm_report_greedy_by(farm_store *st, int32_t size, const farm_report_opts *
                n == 1 ? "" : "s");
     write_table(&x, o.format, title, footer, out);
     if (fflush(out) != 0 || ferror(out)) {
-      snprintf(err, errlen, "cannot write the report");
+      farm_err(err, "cannot write the report");
       bad = 1;
     }
   } else {
-    snprintf(err, errlen, "out of memory");
+    farm_err(err, "out of memory");
   }
   report_text_free(&x);
   free(steps);
@@ -1030,36 +1026,33 @@ int farm_report_greedy_by(farm_store *st, int32_t size, const farm_report_opts *
 }
 
 /* Formats the unknown-name message: the valid names, and the nearest one if it is close. */
-static void unknown_report(const char *name, char *err, size_t errlen) {
+static void unknown_report(const char *name, mapf_diag *err) {
   char list[256] = "";
   for (int32_t i = 0; farm_report_names[i]; i++) {
     size_t len = strlen(list);
     snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", farm_report_names[i]);
   }
   if (!name) {
-    snprintf(err, errlen, "no report name given; reports: %s", list);
+    farm_err(err, "no report name given; reports: %s", list);
     return;
   }
   const char *near = farm_suggest(name, farm_report_names, -1);
   if (near)
-    snprintf(err, errlen, "unknown report \"%s\"; did you mean \"%s\"? Reports: %s", name, near,
+    farm_err(err, "unknown report \"%s\"; did you mean \"%s\"? Reports: %s", name, near,
              list);
   else
-    snprintf(err, errlen, "unknown report \"%s\"; reports: %s", name, list);
+    farm_err(err, "unknown report \"%s\"; reports: %s", name, list);
 }
 
 int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, FILE *out,
-                char *err, size_t errlen) {
-  char scratch[8];
-  if (!err || errlen == 0) {
-    err = scratch;
-    errlen = sizeof scratch;
-  }
+                mapf_diag *err) {
+  mapf_diag scratch; /* the message is read back below: never NULL */
+  if (!err) err = &scratch;
   farm_report_opts o = {.format = FARM_FORMAT_TEXT};
   if (opts) o = *opts;
   /* Thesis Tables 5.1 and 5.2: their own machinery above. */
-  if (name && strcmp(name, "portfolio") == 0) return pf_report(st, 51, &o, out, err, errlen);
-  if (name && strcmp(name, "problem-types") == 0) return pf_report(st, 52, &o, out, err, errlen);
+  if (name && strcmp(name, "portfolio") == 0) return pf_report(st, 51, &o, out, err);
+  if (name && strcmp(name, "problem-types") == 0) return pf_report(st, 52, &o, out, err);
   const farm_column *col = name ? farm_column_report(name) : NULL;
   report_def d = {0}, *def = NULL;
   if (col) {
@@ -1067,14 +1060,14 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
     def = &d;
   }
   if (!def) {
-    unknown_report(name, err, errlen);
+    unknown_report(name, err);
     return -1;
   }
-  if ((o.rows && farm_report_check_dim(o.rows, err, errlen) < 0) ||
-      (o.cols && farm_report_check_dim(o.cols, err, errlen) < 0))
+  if ((o.rows && farm_report_check_dim(o.rows, err) < 0) ||
+      (o.cols && farm_report_check_dim(o.cols, err) < 0))
     return -1;
   int64_t min_agents = 0;
-  if (check_report(st, &o, &min_agents, err, errlen) < 0) return -1;
+  if (check_report(st, &o, &min_agents, err) < 0) return -1;
   sqlite3 *db = farm_store_db(st);
 
   /* The labels' configurations and the table in one read transaction: a run writing the file
@@ -1091,16 +1084,16 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   farm_labels *lb = NULL;
   report_table t;
   memset(&t, 0, sizeof t);
-  int r = farm_labels_load(db, o.where, o.max_agents, ignore, &lb, err, errlen);
-  if (r == 0 && !label_dim) r = farm_labels_refuse_mixed(lb, err, errlen);
-  if (r == 0) r = report_load(db, def, &o, lb, &t, err, errlen);
+  int r = farm_labels_load(db, o.where, o.max_agents, ignore, &lb, err);
+  if (r == 0 && !label_dim) r = farm_labels_refuse_mixed(lb, err);
+  if (r == 0) r = report_load(db, def, &o, lb, &t, err);
   if (own_txn) sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
   if (r == 1 && o.where && *o.where) {
-    snprintf(err, errlen, "no results in DB%s match --where \"%s\"",
+    farm_err(err, "no results in DB%s match --where \"%s\"",
              o.max_agents > 0 ? " with at most that many agents" : "", o.where);
     r = -1;
   } else if (r == 1) {
-    snprintf(err, errlen,
+    farm_err(err,
              "no results in DB with at most %d agents (the smallest instance has %lld)",
              (int)o.max_agents, (long long)min_agents);
     r = -1;
@@ -1120,7 +1113,7 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
     int32_t n = k ? t.nlabels : t.nmaps, named = 0;
     for (int32_t i = 0; i < n; i++) named += strcmp(l[i].name, "-") != 0;
     if (named == 0) {
-      snprintf(err, errlen, "no job in DB has the parameter \"%s\" (--%s %s)", dims[k] + 6,
+      farm_err(err, "no job in DB has the parameter \"%s\" (--%s %s)", dims[k] + 6,
                k ? "cols" : "rows", dims[k]);
       r = -1;
     }
@@ -1137,7 +1130,7 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
                : o.format == FARM_FORMAT_CSV ? COUNTS_COLUMNS
                                              : COUNTS_INLINE;
   if (report_text_build(&t, def, header, counts, &x) < 0) {
-    snprintf(err, errlen, "out of memory");
+    farm_err(err, "out of memory");
     report_text_free(&x);
     report_table_free(&t);
     farm_labels_free(lb);
@@ -1192,7 +1185,7 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   report_text_free(&x);
   report_table_free(&t);
   if (fflush(out) != 0 || ferror(out)) {
-    snprintf(err, errlen, "cannot write the report");
+    farm_err(err, "cannot write the report");
     return -1;
   }
   return 0;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "diag.h"
 #include "store.h"
 
 typedef enum { FARM_FORMAT_TEXT, FARM_FORMAT_MD, FARM_FORMAT_CSV } farm_format;
@@ -24,7 +25,7 @@ typedef struct farm_report_opts {
 } farm_report_opts;
 
 /* Checks a --rows or --cols value; returns 0, or -1 with the reason in err. */
-int farm_report_check_dim(const char *dim, char *err, size_t errlen);
+int farm_report_check_dim(const char *dim, mapf_diag *err);
 
 /* Names of the reports, NULL-terminated: "completion-rate", "completion-time",
  * "travel-distance", "completion-seconds" (Sigurdson et al. 2018 Tables I-III), "portfolio" and
@@ -39,7 +40,7 @@ const char *farm_report_doc(const char *name);
 /* Writes report `name` to out. Returns 0, or -1 with err (unknown name: the message lists the
  * valid names and suggests the nearest). */
 int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, FILE *out,
-                char *err, size_t errlen);
+                mapf_diag *err);
 
 /* Greedy portfolio formation (thesis Algorithm 2; farm/portfolio.h) on the jobs that pass
  * opts (where, max_agents; rows and cols must be NULL): writes one row per step, the label
@@ -49,8 +50,8 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
 /* farm_report_greedy with the rule's second key chosen by `by` (FARM_PF_BY_DISTANCE or
  * FARM_PF_BY_SUBOPTIMALITY, farm/portfolio.h). */
 int farm_report_greedy_by(farm_store *st, int32_t size, const farm_report_opts *opts, int by,
-                          FILE *out, char *err, size_t errlen);
+                          FILE *out, mapf_diag *err);
 int farm_report_greedy(farm_store *st, int32_t size, const farm_report_opts *opts, FILE *out,
-                       char *err, size_t errlen);
+                       mapf_diag *err);
 
 #endif

@@ -25,14 +25,14 @@ static double col_real(sqlite3_stmt *s, int c) {
   return sqlite3_column_type(s, c) == SQLITE_NULL ? NAN : sqlite3_column_double(s, c);
 }
 
-static int read_failed(sqlite3 *db, char *err, size_t errlen) {
-  farm_set_err(err, errlen, "%s: cannot read the database: %s", sqlite3_db_filename(db, "main"),
+static int read_failed(sqlite3 *db, mapf_diag *err) {
+  farm_err(err, "%s: cannot read the database: %s", sqlite3_db_filename(db, "main"),
                sqlite3_errmsg(db));
   return -1;
 }
 
-static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s, char *err, size_t errlen) {
-  if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) return read_failed(db, err, errlen);
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s, mapf_diag *err) {
+  if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) return read_failed(db, err);
   return 0;
 }
 
@@ -90,7 +90,7 @@ static int32_t shard_count(const char *shard, int32_t *index) {
 
 /* Fills the per-plan figures of p; plans is positioned on the plan's row. */
 static int read_plan(sqlite3 *db, sqlite3_stmt *plans, sqlite3_stmt *rows, sqlite3_stmt *runs,
-                     farm_status_plan *p, char *err, size_t errlen) {
+                     farm_status_plan *p, mapf_diag *err) {
   col_text(plans, 0, p->plan_hash, sizeof p->plan_hash);
   col_text(plans, 1, p->plan_name, sizeof p->plan_name);
   p->runs = sqlite3_column_int64(plans, 2);
@@ -110,7 +110,7 @@ static int read_plan(sqlite3 *db, sqlite3_stmt *plans, sqlite3_stmt *rows, sqlit
     p->error = sqlite3_column_int64(rows, 3);
   }
   sqlite3_reset(rows);
-  if (rc != SQLITE_ROW) return read_failed(db, err, errlen);
+  if (rc != SQLITE_ROW) return read_failed(db, err);
 
   /* Latest first: the first row is the last run, and the first run seen of each shard is that
    * shard's latest. */
@@ -154,7 +154,7 @@ static int read_plan(sqlite3 *db, sqlite3_stmt *plans, sqlite3_stmt *rows, sqlit
   }
   sqlite3_reset(runs);
   free(seen);
-  if (rc != SQLITE_DONE) return read_failed(db, err, errlen);
+  if (rc != SQLITE_DONE) return read_failed(db, err);
   p->shards_seen = nseen;
   if (p->shard_count == 0) p->total = -1; /* the last run's shard is malformed */
   p->rate = p->nactive > 0 ? active_rate : p->last.rate;
@@ -166,7 +166,7 @@ static int read_plan(sqlite3 *db, sqlite3_stmt *plans, sqlite3_stmt *rows, sqlit
 oom:
   sqlite3_reset(runs);
   free(seen);
-  farm_set_err(err, errlen, "out of memory reading the status");
+  farm_err(err, "out of memory reading the status");
   return -1;
 }
 
@@ -178,7 +178,7 @@ void farm_status_free(farm_status *s) {
   s->nplans = 0;
 }
 
-int farm_status_read(farm_store *st, farm_status *out, char *err, size_t errlen) {
+int farm_status_read(farm_store *st, farm_status *out, mapf_diag *err) {
   memset(out, 0, sizeof *out);
   sqlite3 *db = farm_store_db(st);
   sqlite3_stmt *head = NULL, *plans = NULL, *rows = NULL, *runs = NULL;
@@ -186,19 +186,19 @@ int farm_status_read(farm_store *st, farm_status *out, char *err, size_t errlen)
   /* One snapshot for every figure: a run writing meanwhile cannot make done exceed what the
    * runs table explains. */
   if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-    read_failed(db, err, errlen);
+    read_failed(db, err);
     return -1;
   }
   if (prepare(db,
               "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), count(*), "
               "sum(run_id IS NULL OR run_id NOT IN (SELECT run_id FROM runs)) FROM results",
-              &head, err, errlen) < 0 ||
-      prepare(db, sql_plans, &plans, err, errlen) < 0 ||
-      prepare(db, sql_plan_rows, &rows, err, errlen) < 0 ||
-      prepare(db, sql_plan_runs, &runs, err, errlen) < 0)
+              &head, err) < 0 ||
+      prepare(db, sql_plans, &plans, err) < 0 ||
+      prepare(db, sql_plan_rows, &rows, err) < 0 ||
+      prepare(db, sql_plan_runs, &runs, err) < 0)
     goto done;
   if (sqlite3_step(head) != SQLITE_ROW) {
-    read_failed(db, err, errlen);
+    read_failed(db, err);
     goto done;
   }
   col_text(head, 0, out->now, sizeof out->now);
@@ -207,16 +207,16 @@ int farm_status_read(farm_store *st, farm_status *out, char *err, size_t errlen)
   while ((src = sqlite3_step(plans)) == SQLITE_ROW) {
     farm_status_plan *grown = realloc(out->plans, (size_t)(out->nplans + 1) * sizeof *grown);
     if (!grown) {
-      farm_set_err(err, errlen, "out of memory reading the status");
+      farm_err(err, "out of memory reading the status");
       goto done;
     }
     out->plans = grown;
     farm_status_plan *p = &out->plans[out->nplans++];
     memset(p, 0, sizeof *p);
-    if (read_plan(db, plans, rows, runs, p, err, errlen) < 0) goto done;
+    if (read_plan(db, plans, rows, runs, p, err) < 0) goto done;
   }
   if (src != SQLITE_DONE) {
-    read_failed(db, err, errlen);
+    read_failed(db, err);
     goto done;
   }
   rc = 0;
@@ -242,12 +242,12 @@ static const char sql_runs[] =
     "r.status = 'error')) "
     "FROM runs AS u ORDER BY u.run_id";
 
-int farm_runs_list(farm_store *st, farm_run_row **rows, int32_t *n, char *err, size_t errlen) {
+int farm_runs_list(farm_store *st, farm_run_row **rows, int32_t *n, mapf_diag *err) {
   *rows = NULL;
   *n = 0;
   sqlite3 *db = farm_store_db(st);
   sqlite3_stmt *s = NULL;
-  if (prepare(db, sql_runs, &s, err, errlen) < 0) return -1;
+  if (prepare(db, sql_runs, &s, err) < 0) return -1;
   farm_run_row *list = NULL;
   int32_t count = 0, cap = 0;
   int rc;
@@ -258,7 +258,7 @@ int farm_runs_list(farm_store *st, farm_run_row **rows, int32_t *n, char *err, s
       if (!grown) {
         free(list);
         sqlite3_finalize(s);
-        farm_set_err(err, errlen, "out of memory listing runs");
+        farm_err(err, "out of memory listing runs");
         return -1;
       }
       list = grown;
@@ -284,7 +284,7 @@ int farm_runs_list(farm_store *st, farm_run_row **rows, int32_t *n, char *err, s
   }
   if (rc != SQLITE_DONE) {
     free(list);
-    read_failed(db, err, errlen);
+    read_failed(db, err);
     sqlite3_finalize(s);
     return -1;
   }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diag.h"
 #include "store.h"
 
 /* One run, as status shows it. Text fields are "" for NULL; long values are cut. */
@@ -59,7 +60,7 @@ typedef struct farm_status {
 
 /* Reads the status of st. Returns 0 and fills *out (free it with farm_status_free), or -1 with
  * err (and *out empty). */
-int farm_status_read(farm_store *st, farm_status *out, char *err, size_t errlen);
+int farm_status_read(farm_store *st, farm_status *out, mapf_diag *err);
 
 /* Frees what farm_status_read allocated (not s itself); a zeroed s is a no-op. */
 void farm_status_free(farm_status *s);
@@ -76,6 +77,6 @@ typedef struct farm_run_row {
 
 /* Lists every run of st by run_id. Returns 0 with *rows (malloc'd, free() it; NULL when there
  * are none) and *n, or -1 with err. */
-int farm_runs_list(farm_store *st, farm_run_row **rows, int32_t *n, char *err, size_t errlen);
+int farm_runs_list(farm_store *st, farm_run_row **rows, int32_t *n, mapf_diag *err);
 
 #endif

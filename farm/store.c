@@ -170,8 +170,7 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *out) {
 /* Decides what the database on db holds, through queries that only read. Sets *fresh to 1 for
  * an empty database (no application_id, no schema objects: a new or empty file), to 0 for a
  * mapfarm database of our schema version. Anything else is refused: -1 with err. */
-static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *err,
-                    size_t errlen) {
+static int classify(sqlite3 *db, const char *path, int *fresh, int *old, mapf_diag *err) {
   *old = 0;
   int64_t app = 0, version = 0, objects = 0, ours = 0;
   int rc = query_int(db, "PRAGMA application_id", &app);
@@ -183,16 +182,16 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
                    "('runs', 'results', 'agent_results')",
                    &ours);
   if ((rc & 0xff) == SQLITE_NOTADB) {
-    farm_set_err(err, errlen, "%s: not a SQLite database", path);
+    farm_err(err, "%s: not a SQLite database", path);
     return -1;
   }
   if ((rc & 0xff) == SQLITE_CORRUPT) {
-    farm_set_err(err, errlen, "%s: damaged database (%s); left untouched", path,
+    farm_err(err, "%s: damaged database (%s); left untouched", path,
                  sqlite3_errmsg(db));
     return -1;
   }
   if (rc != SQLITE_OK) {
-    farm_set_err(err, errlen, "%s: cannot read the database: %s", path, sqlite3_errmsg(db));
+    farm_err(err, "%s: cannot read the database: %s", path, sqlite3_errmsg(db));
     return -1;
   }
   uint32_t app_id = (uint32_t)app;
@@ -201,15 +200,13 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
     return 0;
   }
   if (app_id != FARM_APPLICATION_ID) {
-    farm_set_err(err, errlen,
-                 "%s: not a mapfarm database (application_id 0x%08" PRIx32 ", expected "
+    farm_err(err, "%s: not a mapfarm database (application_id 0x%08" PRIx32 ", expected "
                  "0x%08x); left untouched",
                  path, app_id, (unsigned)FARM_APPLICATION_ID);
     return -1;
   }
   if (ours != 3) {
-    farm_set_err(err, errlen,
-                 "%s: damaged mapfarm database: tables runs, results and agent_results are not all "
+    farm_err(err, "%s: damaged mapfarm database: tables runs, results and agent_results are not all "
                  "there",
                  path);
     return -1;
@@ -222,8 +219,7 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, char *e
   if (version != FARM_SCHEMA_VERSION) {
     /* No migration from older versions: such a file stays readable by the mapfarm that
      * wrote it. */
-    farm_set_err(err, errlen,
-                 "%s: mapfarm database of schema version %" PRId64 "%s; this mapfarm reads "
+    farm_err(err, "%s: mapfarm database of schema version %" PRId64 "%s; this mapfarm reads "
                  "schema versions %d to %d only; left untouched",
                  path, version,
                  version > FARM_SCHEMA_VERSION ? " (written by a newer mapfarm)"
@@ -280,12 +276,12 @@ static int side_exists(const char *path, const char *suffix) {
  * opened immutable: read as it is, with no lock, WAL or shared memory. That reads it right,
  * because SQLite keeps both files while any connection has the database open and moves every
  * committed transaction into the file when the last one closes. */
-static int probe(const char *path, int *fresh, int *old, char *err, size_t errlen) {
+static int probe(const char *path, int *fresh, int *old, mapf_diag *err) {
   *fresh = *old = 0;
   /* O_NONBLOCK: a FIFO must not hang the open; it is refused below. */
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    farm_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    farm_err(err, "%s: cannot open: %s", path, strerror(errno));
     return -1;
   }
   struct stat sb;
@@ -296,11 +292,11 @@ static int probe(const char *path, int *fresh, int *old, char *err, size_t errle
   else if (S_ISREG(sb.st_mode) && (n = pread(fd, h, sizeof h, 0)) < 0) e = errno;
   close(fd);
   if (e) {
-    farm_set_err(err, errlen, "%s: cannot read: %s", path, strerror(e));
+    farm_err(err, "%s: cannot read: %s", path, strerror(e));
     return -1;
   }
   if (!S_ISREG(sb.st_mode)) {
-    farm_set_err(err, errlen, "%s: is not a regular file, not a database file", path);
+    farm_err(err, "%s: is not a regular file, not a database file", path);
     return -1;
   }
   if (n == 0) {
@@ -308,7 +304,7 @@ static int probe(const char *path, int *fresh, int *old, char *err, size_t errle
     return 0;
   }
   if (n < (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0) {
-    farm_set_err(err, errlen, "%s: not a SQLite database", path);
+    farm_err(err, "%s: not a SQLite database", path);
     return -1;
   }
   int immutable = (h[18] == 2 || h[19] == 2) && !(side_exists(path, "-wal") &&
@@ -319,23 +315,23 @@ static int probe(const char *path, int *fresh, int *old, char *err, size_t errle
                : SQLITE_NOMEM;
   sqlite3_free(uri);
   if (rc != SQLITE_OK) {
-    farm_set_err(err, errlen, "%s: cannot open: %s", path,
+    farm_err(err, "%s: cannot open: %s", path,
                  db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_close(db);
     return -1;
   }
   sqlite3_busy_timeout(db, FARM_STORE_BUSY_MS);
-  int r = classify(db, path, fresh, old, err, errlen);
+  int r = classify(db, path, fresh, old, err);
   sqlite3_close(db);
   return r;
 }
 
 /* Runs a one-shot statement of the open sequence; on failure formats err. */
 static int exec_sql(sqlite3 *db, const char *path, const char *sql, const char *what,
-                    char *err, size_t errlen) {
+                    mapf_diag *err) {
   char *msg = NULL;
   if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-    farm_set_err(err, errlen, "%s: %s: %s", path, what, msg ? msg : sqlite3_errmsg(db));
+    farm_err(err, "%s: %s: %s", path, what, msg ? msg : sqlite3_errmsg(db));
     sqlite3_free(msg);
     return -1;
   }
@@ -345,7 +341,7 @@ static int exec_sql(sqlite3 *db, const char *path, const char *sql, const char *
 /* Switches to WAL, which persists in the file, so later connections find it on. WAL needs
  * shared memory between processes, which network file systems lack: docs/database.md has each shard
  * write on local disk. */
-static int set_wal(sqlite3 *db, const char *path, char *err, size_t errlen) {
+static int set_wal(sqlite3 *db, const char *path, mapf_diag *err) {
   sqlite3_stmt *s = NULL;
   int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL);
   char mode[16] = "";
@@ -355,14 +351,13 @@ static int set_wal(sqlite3 *db, const char *path, char *err, size_t errlen) {
     rc = SQLITE_OK;
   }
   if (rc != SQLITE_OK) {
-    farm_set_err(err, errlen, "%s: cannot switch to WAL mode: %s", path, sqlite3_errmsg(db));
+    farm_err(err, "%s: cannot switch to WAL mode: %s", path, sqlite3_errmsg(db));
     sqlite3_finalize(s);
     return -1;
   }
   sqlite3_finalize(s);
   if (strcmp(mode, "wal") != 0) {
-    farm_set_err(err, errlen,
-                 "%s: the file system does not support WAL mode (journal mode is \"%s\"); put the "
+    farm_err(err, "%s: the file system does not support WAL mode (journal mode is \"%s\"); put the "
                  "database on a local disk",
                  path, mode);
     return -1;
@@ -372,22 +367,22 @@ static int set_wal(sqlite3 *db, const char *path, char *err, size_t errlen) {
 
 /* Creates the tables and views of a fresh database in one transaction. Another process may
  * have created the database since we looked, so the check is repeated under the write lock. */
-static int create_schema(sqlite3 *db, const char *path, char *err, size_t errlen) {
-  if (exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) < 0)
+static int create_schema(sqlite3 *db, const char *path, mapf_diag *err) {
+  if (exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err) < 0)
     return -1;
   int fresh = 0;
   int old = 0;
-  if (classify(db, path, &fresh, &old, err, errlen) < 0) goto fail;
+  if (classify(db, path, &fresh, &old, err) < 0) goto fail;
   if (fresh) {
     char pragmas[128];
     snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %ld; PRAGMA user_version = %d;",
              (long)FARM_APPLICATION_ID, FARM_SCHEMA_VERSION);
-    if (exec_sql(db, path, farm_schema_sql, "cannot create the tables", err, errlen) < 0 ||
-        exec_sql(db, path, farm_views_sql, "cannot create the views", err, errlen) < 0 ||
-        exec_sql(db, path, pragmas, "cannot mark the database", err, errlen) < 0)
+    if (exec_sql(db, path, farm_schema_sql, "cannot create the tables", err) < 0 ||
+        exec_sql(db, path, farm_views_sql, "cannot create the views", err) < 0 ||
+        exec_sql(db, path, pragmas, "cannot mark the database", err) < 0)
       goto fail;
   }
-  if (exec_sql(db, path, "COMMIT", "cannot create the database", err, errlen) < 0) goto fail;
+  if (exec_sql(db, path, "COMMIT", "cannot create the database", err) < 0) goto fail;
   return 0;
 fail:
   if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -416,7 +411,7 @@ static void view_defs_free(view_defs *v) {
 /* Reads the compiled views back from an in-memory database built from the compiled schema,
  * so they compare with a file's sqlite_master text for text (SQLite stores a CREATE statement
  * as written, after the same normalisation in both). About a millisecond. */
-static int compiled_views(view_defs *v, char *err, size_t errlen) {
+static int compiled_views(view_defs *v, mapf_diag *err) {
   memset(v, 0, sizeof *v);
   sqlite3 *mem = NULL;
   sqlite3_stmt *s = NULL;
@@ -443,7 +438,7 @@ static int compiled_views(view_defs *v, char *err, size_t errlen) {
     if (!v->name[v->n - 1] || !v->sql[v->n - 1]) rc = SQLITE_NOMEM;
   }
   if (rc != SQLITE_OK)
-    farm_set_err(err, errlen, "cannot build the views of schema/views.sql: %s",
+    farm_err(err, "cannot build the views of schema/views.sql: %s",
                  mem ? sqlite3_errmsg(mem) : "out of memory");
   sqlite3_finalize(s);
   sqlite3_close(mem);
@@ -453,12 +448,11 @@ static int compiled_views(view_defs *v, char *err, size_t errlen) {
 
 /* 1 when some view of v is missing from db's main schema or is defined otherwise there (a
  * file written by an older mapfarm), 0 when every one is current, -1 with err. */
-static int views_stale(sqlite3 *db, const char *path, const view_defs *v, char *err,
-                       size_t errlen) {
+static int views_stale(sqlite3 *db, const char *path, const view_defs *v, mapf_diag *err) {
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(db, "SELECT sql FROM main.sqlite_master WHERE type = 'view' AND name = ?1",
                          -1, &s, NULL) != SQLITE_OK) {
-    farm_set_err(err, errlen, "%s: cannot read the views: %s", path, sqlite3_errmsg(db));
+    farm_err(err, "%s: cannot read the views: %s", path, sqlite3_errmsg(db));
     return -1;
   }
   int stale = 0;
@@ -471,7 +465,7 @@ static int views_stale(sqlite3 *db, const char *path, const view_defs *v, char *
     } else if (rc == SQLITE_DONE) {
       stale = 1;
     } else {
-      farm_set_err(err, errlen, "%s: cannot read the views: %s", path, sqlite3_errmsg(db));
+      farm_err(err, "%s: cannot read the views: %s", path, sqlite3_errmsg(db));
       sqlite3_finalize(s);
       return -1;
     }
@@ -487,28 +481,28 @@ static int views_stale(sqlite3 *db, const char *path, const view_defs *v, char *
  * written by an older mapfarm current without a schema version bump (the tables did not
  * change). A current file is not written to at all. The check is repeated under the write
  * lock, as another process may have done it since. */
-static int refresh_views(sqlite3 *db, const char *path, char *err, size_t errlen) {
+static int refresh_views(sqlite3 *db, const char *path, mapf_diag *err) {
   view_defs v;
-  if (compiled_views(&v, err, errlen) < 0) return -1;
-  int stale = views_stale(db, path, &v, err, errlen);
+  if (compiled_views(&v, err) < 0) return -1;
+  int stale = views_stale(db, path, &v, err);
   if (stale <= 0) {
     view_defs_free(&v);
     return stale;
   }
-  if (exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) < 0) {
+  if (exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err) < 0) {
     view_defs_free(&v);
     return -1;
   }
-  stale = views_stale(db, path, &v, err, errlen);
+  stale = views_stale(db, path, &v, err);
   for (int32_t i = 0; stale > 0 && i < v.n; i++) {
     char *drop = sqlite3_mprintf("DROP VIEW IF EXISTS main.\"%w\"", v.name[i]);
-    if (!drop || exec_sql(db, path, drop, "cannot replace the views", err, errlen) < 0)
+    if (!drop || exec_sql(db, path, drop, "cannot replace the views", err) < 0)
       stale = -1;
     sqlite3_free(drop);
   }
-  if (stale > 0 && exec_sql(db, path, farm_views_sql, "cannot create the views", err, errlen) < 0)
+  if (stale > 0 && exec_sql(db, path, farm_views_sql, "cannot create the views", err) < 0)
     stale = -1;
-  if (stale >= 0 && exec_sql(db, path, "COMMIT", "cannot replace the views", err, errlen) < 0)
+  if (stale >= 0 && exec_sql(db, path, "COMMIT", "cannot replace the views", err) < 0)
     stale = -1;
   if (stale < 0 && !sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
   view_defs_free(&v);
@@ -520,19 +514,19 @@ static int refresh_views(sqlite3 *db, const char *path, char *err, size_t errlen
  * connection (SQLite looks names up in temp before main, and a temp view's own references do
  * the same, whereas a main view would keep reading main's stale views; hence all of them).
  * The file is not touched. */
-static int shadow_views(sqlite3 *db, const char *path, char *err, size_t errlen) {
+static int shadow_views(sqlite3 *db, const char *path, mapf_diag *err) {
   view_defs v;
-  if (compiled_views(&v, err, errlen) < 0) return -1;
-  int stale = views_stale(db, path, &v, err, errlen);
+  if (compiled_views(&v, err) < 0) return -1;
+  int stale = views_stale(db, path, &v, err);
   static const char create[] = "CREATE VIEW ";
   for (int32_t i = 0; stale > 0 && i < v.n; i++) {
     if (strncmp(v.sql[i], create, sizeof create - 1) != 0) {
-      farm_set_err(err, errlen, "%s: unexpected view text: %.40s", path, v.sql[i]);
+      farm_err(err, "%s: unexpected view text: %.40s", path, v.sql[i]);
       stale = -1;
       break;
     }
     char *temp = sqlite3_mprintf("CREATE TEMP VIEW %s", v.sql[i] + sizeof create - 1);
-    if (!temp || exec_sql(db, path, temp, "cannot create the views", err, errlen) < 0)
+    if (!temp || exec_sql(db, path, temp, "cannot create the views", err) < 0)
       stale = -1;
     sqlite3_free(temp);
   }
@@ -564,7 +558,7 @@ static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST]
  * mapfarm): a row's job ran under the limits of the plan of the run that wrote it (they are
  * part of its key), and runs keep their plan's text. Rows of a run whose text is missing or
  * unreadable stay NULL (unknown). */
-static int backfill_limits(sqlite3 *db, const char *path, char *err, size_t errlen) {
+static int backfill_limits(sqlite3 *db, const char *path, mapf_diag *err) {
   sqlite3_stmt *runs = NULL, *set = NULL;
   int rc = sqlite3_prepare_v2(db, "SELECT run_id, plan_text FROM runs WHERE plan_text IS NOT NULL",
                               -1, &runs, NULL);
@@ -590,7 +584,7 @@ static int backfill_limits(sqlite3 *db, const char *path, char *err, size_t errl
     sqlite3_reset(set);
   }
   if (rc != SQLITE_DONE)
-    farm_set_err(err, errlen, "%s: cannot upgrade the schema: %s", path, sqlite3_errmsg(db));
+    farm_err(err, "%s: cannot upgrade the schema: %s", path, sqlite3_errmsg(db));
   sqlite3_finalize(runs);
   sqlite3_finalize(set);
   return rc == SQLITE_DONE ? 0 : -1;
@@ -598,46 +592,45 @@ static int backfill_limits(sqlite3 *db, const char *path, char *err, size_t errl
 
 /* Upgrades a file of an older schema version in one transaction, step by step, checking the
  * version again under the write lock (another process may have upgraded it since). */
-static int upgrade(sqlite3 *db, const char *path, char *err, size_t errlen) {
-  if (exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err, errlen) < 0)
+static int upgrade(sqlite3 *db, const char *path, mapf_diag *err) {
+  if (exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err) < 0)
     return -1;
   int fresh = 0, old = 0;
-  if (classify(db, path, &fresh, &old, err, errlen) < 0) goto fail;
+  if (classify(db, path, &fresh, &old, err) < 0) goto fail;
   if (old) {
     for (int v = old; v < FARM_SCHEMA_VERSION; v++) {
       if (exec_sql(db, path, upgrade_steps[v - FARM_SCHEMA_OLDEST], "cannot upgrade the schema",
-                   err, errlen) < 0)
+                   err) < 0)
         goto fail;
-      if (v == 3 && backfill_limits(db, path, err, errlen) < 0) goto fail;
+      if (v == 3 && backfill_limits(db, path, err) < 0) goto fail;
     }
     char pragma[64];
     snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", FARM_SCHEMA_VERSION);
-    if (exec_sql(db, path, pragma, "cannot upgrade the schema", err, errlen) < 0) goto fail;
+    if (exec_sql(db, path, pragma, "cannot upgrade the schema", err) < 0) goto fail;
   }
-  if (exec_sql(db, path, "COMMIT", "cannot upgrade the schema", err, errlen) < 0) goto fail;
+  if (exec_sql(db, path, "COMMIT", "cannot upgrade the schema", err) < 0) goto fail;
   return 0;
 fail:
   if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
   return -1;
 }
 
-static int prepare(farm_store *st, const char *sql, sqlite3_stmt **s, char *err,
-                   size_t errlen) {
+static int prepare(farm_store *st, const char *sql, sqlite3_stmt **s, mapf_diag *err) {
   if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s, NULL) != SQLITE_OK) {
-    farm_set_err(err, errlen, "%s: cannot prepare a statement: %s", st->path,
+    farm_err(err, "%s: cannot prepare a statement: %s", st->path,
                  sqlite3_errmsg(st->db));
     return -1;
   }
   return 0;
 }
 
-static int prepare_put_result(farm_store *st, char *err, size_t errlen) {
+static int prepare_put_result(farm_store *st, mapf_diag *err) {
   char *sql = put_result_sql();
   if (!sql) {
-    farm_set_err(err, errlen, "%s: out of memory", st->path);
+    farm_err(err, "%s: out of memory", st->path);
     return -1;
   }
-  int rc = prepare(st, sql, &st->put_result, err, errlen);
+  int rc = prepare(st, sql, &st->put_result, err);
   sqlite3_free(sql);
   return rc;
 }
@@ -723,7 +716,7 @@ static int lock_is_current(int fd, const char *path) {
 /* Takes st's writer lock (see above) for st->path: 0, with a note in st->note when it was
  * taken over, or -1 with err (another process holds it, or it cannot be had). Bounded: a
  * holder's details are waited for at most a second (it writes them as soon as it holds it). */
-static int lock_take(farm_store *st, char *err, size_t errlen) {
+static int lock_take(farm_store *st, mapf_diag *err) {
   const char *path = st->path;
   /* Beside the file a symbolic link names, where SQLite puts the -wal: two links to one
    * database share one lock. */
@@ -731,7 +724,7 @@ static int lock_take(farm_store *st, char *err, size_t errlen) {
   st->lock_path = sqlite3_mprintf("%s.lock", real ? real : path);
   free(real);
   if (!st->lock_path) {
-    farm_set_err(err, errlen, "%s: out of memory", path);
+    farm_err(err, "%s: out of memory", path);
     return -1;
   }
   const char *lp = st->lock_path;
@@ -748,14 +741,14 @@ static int lock_take(farm_store *st, char *err, size_t errlen) {
       if (fd < 0 && errno != ENOENT) oe = errno;
     }
     if (fd < 0) {
-      farm_set_err(err, errlen, "%s: cannot create its lock file %s: %s", path, lp,
+      farm_err(err, "%s: cannot create its lock file %s: %s", path, lp,
                    strerror(oe));
       return -1;
     }
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
       close(fd);
-      farm_set_err(err, errlen, "%s: %s is not a regular file; move it away to write %s", path,
+      farm_err(err, "%s: %s is not a regular file; move it away to write %s", path,
                    lp, path);
       return -1;
     }
@@ -764,7 +757,7 @@ static int lock_take(farm_store *st, char *err, size_t errlen) {
       int e = errno;
       if (e != EWOULDBLOCK) {
         close(fd);
-        farm_set_err(err, errlen, "%s: cannot lock %s: %s", path, lp, strerror(e));
+        farm_err(err, "%s: cannot lock %s: %s", path, lp, strerror(e));
         return -1;
       }
       lock_read(fd, &o);
@@ -774,13 +767,11 @@ static int lock_take(farm_store *st, char *err, size_t errlen) {
       }
       close(fd);
       if (o.state == 1)
-        farm_set_err(err, errlen,
-                     "%s: another mapfarm process is writing this database (pid %ld on host %s, "
+        farm_err(err, "%s: another mapfarm process is writing this database (pid %ld on host %s, "
                      "started %s); wait until it ends, or write to another file",
                      path, o.pid, o.host, o.started);
       else
-        farm_set_err(err, errlen,
-                     "%s: another process is writing this database (it holds %s, which does "
+        farm_err(err, "%s: another process is writing this database (it holds %s, which does "
                      "not say which process it is); wait until it ends, or write to another "
                      "file",
                      path, lp);
@@ -793,14 +784,13 @@ static int lock_take(farm_store *st, char *err, size_t errlen) {
     lock_read(fd, &o);
     if (o.state < 0) {
       close(fd);
-      farm_set_err(err, errlen, "%s: %s is not a mapfarm lock file; move it away to write %s",
+      farm_err(err, "%s: %s is not a mapfarm lock file; move it away to write %s",
                    path, lp, path);
       return -1;
     }
     if (o.state == 1 && strcmp(o.host, host) != 0) {
       close(fd);
-      farm_set_err(err, errlen,
-                   "%s: %s says a mapfarm process on another host is writing this database "
+      farm_err(err, "%s: %s says a mapfarm process on another host is writing this database "
                    "(pid %ld on host %s, started %s), and this host cannot tell whether it "
                    "still runs; if it does not, delete %s and run the command again",
                    path, lp, o.pid, o.host, o.started, lp);
@@ -819,7 +809,7 @@ static int lock_take(farm_store *st, char *err, size_t errlen) {
       int e = errno;
       close(fd);
       if (gone) continue;
-      farm_set_err(err, errlen, "%s: cannot replace the stale lock file %s: %s", path, lp,
+      farm_err(err, "%s: cannot replace the stale lock file %s: %s", path, lp,
                    strerror(e));
       return -1;
     }
@@ -828,13 +818,13 @@ static int lock_take(farm_store *st, char *err, size_t errlen) {
       /* Delete what may be half written, while it is still held. */
       if (lock_is_current(fd, lp)) unlink(lp);
       close(fd);
-      farm_set_err(err, errlen, "%s: cannot write its lock file %s: %s", path, lp, strerror(e));
+      farm_err(err, "%s: cannot write its lock file %s: %s", path, lp, strerror(e));
       return -1;
     }
     st->lock_fd = fd;
     return 0;
   }
-  farm_set_err(err, errlen, "%s: cannot take the lock %s: other processes keep replacing it",
+  farm_err(err, "%s: cannot take the lock %s: other processes keep replacing it",
                path, lp);
   return -1;
 }
@@ -863,42 +853,42 @@ void farm_store_remove(const char *path) {
   free(side);
 }
 
-int farm_store_open(const char *path, int mode, farm_store **out, char *err, size_t errlen) {
+int farm_store_open(const char *path, int mode, farm_store **out, mapf_diag *err) {
   *out = NULL;
   if (!path || !*path) {
-    farm_set_err(err, errlen, "no database path given");
+    farm_err(err, "no database path given");
     return -1;
   }
   if (mode != FARM_STORE_READONLY && mode != FARM_STORE_CREATE) {
-    farm_set_err(err, errlen, "%s: invalid open mode %d", path, mode);
+    farm_err(err, "%s: invalid open mode %d", path, mode);
     return -1;
   }
   /* Look before touching: a missing file, a directory, or a file that is not ours. */
   struct stat sb;
   int exists = stat(path, &sb) == 0, fresh = 1;
   if (!exists && errno != ENOENT) {
-    farm_set_err(err, errlen, "%s: cannot access: %s", path, strerror(errno));
+    farm_err(err, "%s: cannot access: %s", path, strerror(errno));
     return -1;
   }
   if (exists && S_ISDIR(sb.st_mode)) {
-    farm_set_err(err, errlen, "%s: is a directory, not a database file", path);
+    farm_err(err, "%s: is a directory, not a database file", path);
     return -1;
   }
   if (!exists && mode == FARM_STORE_READONLY) {
-    farm_set_err(err, errlen, "%s: no such database file", path);
+    farm_err(err, "%s: no such database file", path);
     return -1;
   }
   int old = 0;
-  if (exists && probe(path, &fresh, &old, err, errlen) < 0) return -1;
+  if (exists && probe(path, &fresh, &old, err) < 0) return -1;
   if (fresh && mode == FARM_STORE_READONLY) {
-    farm_set_err(err, errlen, "%s: empty file, not a mapfarm database", path);
+    farm_err(err, "%s: empty file, not a mapfarm database", path);
     return -1;
   }
 
   farm_store *st = calloc(1, sizeof *st);
   if (!st || !(st->path = strdup(path))) {
     free(st);
-    farm_set_err(err, errlen, "%s: out of memory", path);
+    farm_err(err, "%s: out of memory", path);
     return -1;
   }
   st->lock_fd = -1;
@@ -907,16 +897,16 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
     /* Said before the lock is taken, whose file a read-only directory would refuse first. */
     if (exists && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0 &&
         (errno == EACCES || errno == EROFS)) {
-      farm_set_err(err, errlen, "%s: the file is read-only; cannot write results to it", path);
+      farm_err(err, "%s: the file is read-only; cannot write results to it", path);
       goto fail;
     }
     /* The writer lock before anything is written or created. Another writer may have created
      * the file since we looked: look again under the lock (we delete the file on failure only
      * when we created it). */
-    if (lock_take(st, err, errlen) < 0) goto fail;
+    if (lock_take(st, err) < 0) goto fail;
     if (!exists && stat(path, &sb) == 0) {
       exists = 1;
-      if (probe(path, &fresh, &old, err, errlen) < 0) goto fail;
+      if (probe(path, &fresh, &old, err) < 0) goto fail;
     }
   }
   /* NOMUTEX: the pool lets one thread at a time use the connection (its writer lock), so
@@ -926,7 +916,7 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
   int rc = sqlite3_open_v2(path, &st->db, flags, NULL);
   if (rc != SQLITE_OK) {
     int sys = st->db ? sqlite3_system_errno(st->db) : 0;
-    farm_set_err(err, errlen, "%s: cannot %s: %s", path, exists ? "open" : "create",
+    farm_err(err, "%s: cannot %s: %s", path, exists ? "open" : "create",
                  sys ? strerror(sys) : st->db ? sqlite3_errmsg(st->db) : "out of memory");
     goto fail;
   }
@@ -942,42 +932,40 @@ int farm_store_open(const char *path, int mode, farm_store **out, char *err, siz
     /* SQLite quietly opens a file it may not write read-only; say so now, not at the first
      * batch of results. */
     if (sqlite3_db_readonly(st->db, "main") == 1) {
-      farm_set_err(err, errlen, "%s: the file is read-only; cannot write results to it", path);
+      farm_err(err, "%s: the file is read-only; cannot write results to it", path);
       goto fail;
     }
     /* Job keys are hashes, so rows arrive in random key order and every insert touches a
      * random page of the job_key index; a 64 MiB page cache (the default is 2 MiB) keeps those
      * pages in memory for databases of millions of jobs. (The bulk, results and agent_results,
      * is keyed by results.id and appended at the right edge of its B-trees.) */
-    if (set_wal(st->db, path, err, errlen) < 0 ||
-        exec_sql(st->db, path, "PRAGMA synchronous = NORMAL", "cannot set synchronous", err,
-                 errlen) < 0 ||
-        exec_sql(st->db, path, "PRAGMA cache_size = -65536", "cannot set the cache size", err,
-                 errlen) < 0)
+    if (set_wal(st->db, path, err) < 0 ||
+        exec_sql(st->db, path, "PRAGMA synchronous = NORMAL", "cannot set synchronous", err) < 0 ||
+        exec_sql(st->db, path, "PRAGMA cache_size = -65536", "cannot set the cache size", err) < 0)
       goto fail;
-    if (fresh && create_schema(st->db, path, err, errlen) < 0) goto fail;
-    if (old && upgrade(st->db, path, err, errlen) < 0) goto fail;
-    if (!fresh && refresh_views(st->db, path, err, errlen) < 0) goto fail;
-  } else if (shadow_views(st->db, path, err, errlen) < 0) {
+    if (fresh && create_schema(st->db, path, err) < 0) goto fail;
+    if (old && upgrade(st->db, path, err) < 0) goto fail;
+    if (!fresh && refresh_views(st->db, path, err) < 0) goto fail;
+  } else if (shadow_views(st->db, path, err) < 0) {
     goto fail;
   }
-  if (prepare(st, "BEGIN IMMEDIATE", &st->begin, err, errlen) < 0 ||
-      prepare(st, "COMMIT", &st->commit, err, errlen) < 0 ||
-      prepare(st, "ROLLBACK", &st->rollback, err, errlen) < 0 ||
-      prepare(st, sql_keys, &st->keys, err, errlen) < 0)
+  if (prepare(st, "BEGIN IMMEDIATE", &st->begin, err) < 0 ||
+      prepare(st, "COMMIT", &st->commit, err) < 0 ||
+      prepare(st, "ROLLBACK", &st->rollback, err) < 0 ||
+      prepare(st, sql_keys, &st->keys, err) < 0)
     goto fail;
   /* The statements that write need the current schema (a read-only older file lacks it). */
   if (!st->readonly &&
-      (prepare_put_result(st, err, errlen) < 0 ||
-       prepare(st, sql_find_id, &st->find_id, err, errlen) < 0 ||
-       prepare(st, sql_clear_agents, &st->clear_agents, err, errlen) < 0 ||
-       prepare(st, sql_clear_series, &st->clear_series, err, errlen) < 0 ||
-       prepare(st, sql_agents_max, &st->agents_max, err, errlen) < 0 ||
-       prepare(st, sql_series_max, &st->series_max, err, errlen) < 0 ||
-       prepare(st, sql_put_agent, &st->put_agent, err, errlen) < 0 ||
-       prepare(st, sql_put_sample, &st->put_sample, err, errlen) < 0 ||
-       prepare(st, sql_run_begin, &st->run_begin, err, errlen) < 0 ||
-       prepare(st, sql_run_end, &st->run_end, err, errlen) < 0))
+      (prepare_put_result(st, err) < 0 ||
+       prepare(st, sql_find_id, &st->find_id, err) < 0 ||
+       prepare(st, sql_clear_agents, &st->clear_agents, err) < 0 ||
+       prepare(st, sql_clear_series, &st->clear_series, err) < 0 ||
+       prepare(st, sql_agents_max, &st->agents_max, err) < 0 ||
+       prepare(st, sql_series_max, &st->series_max, err) < 0 ||
+       prepare(st, sql_put_agent, &st->put_agent, err) < 0 ||
+       prepare(st, sql_put_sample, &st->put_sample, err) < 0 ||
+       prepare(st, sql_run_begin, &st->run_begin, err) < 0 ||
+       prepare(st, sql_run_end, &st->run_end, err) < 0))
     goto fail;
   st->created = !exists;
   *out = st;
@@ -1027,18 +1015,17 @@ sqlite3 *farm_store_db(farm_store *st) { return st ? st->db : NULL; }
 /* Steps a prepared statement to completion and resets it for reuse, keeping its bindings (every
  * caller binds each parameter it uses before each step). Returns 0, or -1 with "PATH: what:
  * SQLite's message" in err. */
-static int step_done(farm_store *st, sqlite3_stmt *s, const char *what, char *err,
-                     size_t errlen) {
+static int step_done(farm_store *st, sqlite3_stmt *s, const char *what, mapf_diag *err) {
   int rc = sqlite3_step(s);
   if (rc != SQLITE_DONE)
-    farm_set_err(err, errlen, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+    farm_err(err, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
   sqlite3_reset(s);
   return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int refuse_readonly(farm_store *st, char *err, size_t errlen) {
+static int refuse_readonly(farm_store *st, mapf_diag *err) {
   if (!st->readonly) return 0;
-  farm_set_err(err, errlen, "%s: the database was opened read-only", st->path);
+  farm_err(err, "%s: the database was opened read-only", st->path);
   return -1;
 }
 
@@ -1078,9 +1065,8 @@ static void getcpu(char *cpu, size_t n) {
   fclose(f);
 }
 
-int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run_id, char *err,
-                         size_t errlen) {
-  if (refuse_readonly(st, err, errlen) < 0) return -1;
+int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run_id, mapf_diag *err) {
+  if (refuse_readonly(st, err) < 0) return -1;
   char host[256], cpu[256];
   gethost(host, sizeof host);
   getcpu(cpu, sizeof cpu);
@@ -1098,7 +1084,7 @@ int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run
   sqlite3_bind_int64(s, 11, info->jobs_total);
   sqlite3_bind_int64(s, 12, info->jobs_pending);
   sqlite3_bind_text(s, 13, cpu, -1, SQLITE_TRANSIENT);
-  int rc = step_done(st, s, "cannot record the run", err, errlen);
+  int rc = step_done(st, s, "cannot record the run", err);
   sqlite3_clear_bindings(s); /* host and cpu were bound SQLITE_STATIC from this frame */
   if (rc < 0) return -1;
   *run_id = sqlite3_last_insert_rowid(st->db);
@@ -1106,11 +1092,11 @@ int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run
 }
 
 int farm_store_run_end(farm_store *st, int64_t run_id, const char *status, int64_t n_ok,
-                       int64_t n_limit, int64_t n_error, char *err, size_t errlen) {
-  if (refuse_readonly(st, err, errlen) < 0) return -1;
+                       int64_t n_limit, int64_t n_error, mapf_diag *err) {
+  if (refuse_readonly(st, err) < 0) return -1;
   if (!status || (strcmp(status, "done") != 0 && strcmp(status, "failed") != 0 &&
                   strcmp(status, "interrupted") != 0)) {
-    farm_set_err(err, errlen, "run status must be done, failed or interrupted, not \"%s\"",
+    farm_err(err, "run status must be done, failed or interrupted, not \"%s\"",
                  status ? status : "(null)");
     return -1;
   }
@@ -1120,16 +1106,15 @@ int farm_store_run_end(farm_store *st, int64_t run_id, const char *status, int64
   sqlite3_bind_int64(s, 3, n_ok);
   sqlite3_bind_int64(s, 4, n_limit);
   sqlite3_bind_int64(s, 5, n_error);
-  if (step_done(st, s, "cannot record the end of the run", err, errlen) < 0) return -1;
+  if (step_done(st, s, "cannot record the end of the run", err) < 0) return -1;
   if (sqlite3_changes(st->db) != 1) {
-    farm_set_err(err, errlen, "%s: no run %" PRId64 " in the database", st->path, run_id);
+    farm_err(err, "%s: no run %" PRId64 " in the database", st->path, run_id);
     return -1;
   }
   return 0;
 }
 
-int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, char *err,
-                         size_t errlen) {
+int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, mapf_diag *err) {
   sqlite3_stmt *s = st->keys;
   sqlite3_bind_int(s, 1, (flags & FARM_KEYS_SKIP_ERRORS) != 0);
   int rc;
@@ -1137,19 +1122,19 @@ int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, char *err
     const char *text = (const char *)sqlite3_column_text(s, 0);
     mapf_hash128 k;
     if (!text || mapf_hash128_parse(text, &k) < 0) {
-      farm_set_err(err, errlen, "%s: results holds a malformed job_key \"%s\"", st->path,
+      farm_err(err, "%s: results holds a malformed job_key \"%s\"", st->path,
                    text ? text : "NULL");
       sqlite3_reset(s);
       return -1;
     }
     if (farm_keyset_add(keys, k) < 0) {
-      farm_set_err(err, errlen, "%s: out of memory loading job keys", st->path);
+      farm_err(err, "%s: out of memory loading job keys", st->path);
       sqlite3_reset(s);
       return -1;
     }
   }
   if (rc != SQLITE_DONE) {
-    farm_set_err(err, errlen, "%s: cannot read job keys: %s", st->path, sqlite3_errmsg(st->db));
+    farm_err(err, "%s: cannot read job keys: %s", st->path, sqlite3_errmsg(st->db));
     sqlite3_reset(s);
     return -1;
   }
@@ -1158,16 +1143,16 @@ int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, char *err
 }
 
 /* Reads agents_max into st->agents_top, inside the batch's transaction. */
-static int agents_max(farm_store *st, char *err, size_t errlen) {
+static int agents_max(farm_store *st, mapf_diag *err) {
   int rc = sqlite3_step(st->agents_max);
   if (rc == SQLITE_ROW) st->agents_top = sqlite3_column_int64(st->agents_max, 0);
-  else farm_set_err(err, errlen, "%s: cannot read agent_results: %s", st->path,
+  else farm_err(err, "%s: cannot read agent_results: %s", st->path,
                     sqlite3_errmsg(st->db));
   sqlite3_reset(st->agents_max);
   if (rc != SQLITE_ROW) return -1;
   rc = sqlite3_step(st->series_max);
   if (rc == SQLITE_ROW) st->series_top = sqlite3_column_int64(st->series_max, 0);
-  else farm_set_err(err, errlen, "%s: cannot read coherence_series: %s", st->path,
+  else farm_err(err, "%s: cannot read coherence_series: %s", st->path,
                     sqlite3_errmsg(st->db));
   sqlite3_reset(st->series_max);
   return rc == SQLITE_ROW ? 0 : -1;
@@ -1178,11 +1163,10 @@ static int cell_ok(const mapf_grid *g, int32_t id) { return id >= 0 && id < g->n
 /* Checks what SQL constraints would otherwise catch: INSERT OR IGNORE also ignores NOT NULL
  * and CHECK failures, so a malformed record must be refused here or it would vanish silently.
  * Runs before the transaction, so a bad batch leaves the database as it was. */
-static int check_record(const farm_store *st, const farm_record *r, int32_t i, char *err,
-                        size_t errlen) {
+static int check_record(const farm_store *st, const farm_record *r, int32_t i, mapf_diag *err) {
   mapf_hash128 k;
   if (!r->job_key || mapf_hash128_parse(r->job_key, &k) < 0) {
-    farm_set_err(err, errlen, "%s: record %d: job_key must be 32 hex digits, found \"%s\"",
+    farm_err(err, "%s: record %d: job_key must be 32 hex digits, found \"%s\"",
                  st->path, i, r->job_key ? r->job_key : "(null)");
     return -1;
   }
@@ -1194,18 +1178,18 @@ static int check_record(const farm_store *st, const farm_record *r, int32_t i, c
                         : !r->res       ? "res"
                                         : NULL;
   if (missing) {
-    farm_set_err(err, errlen, "%s: record %d (%s): %s is NULL", st->path, i, r->job_key, missing);
+    farm_err(err, "%s: record %d (%s): %s is NULL", st->path, i, r->job_key, missing);
     return -1;
   }
   const mapf_result *res = r->res;
   if ((unsigned)res->status > MAPF_STATUS_ERROR || (unsigned)res->limit > MAPF_LIMIT_EXPANSIONS) {
-    farm_set_err(err, errlen, "%s: record %d (%s): invalid status %d or limit %d", st->path, i,
+    farm_err(err, "%s: record %d (%s): invalid status %d or limit %d", st->path, i,
                  r->job_key, (int)res->status, (int)res->limit);
     return -1;
   }
   if (res->status == MAPF_STATUS_ERROR || res->agents <= 0) return 0;
   if (!res->agent || !r->grid) {
-    farm_set_err(err, errlen, "%s: record %d (%s): a finished job needs its agent results and grid",
+    farm_err(err, "%s: record %d (%s): a finished job needs its agent results and grid",
                  st->path, i, r->job_key);
     return -1;
   }
@@ -1213,7 +1197,7 @@ static int check_record(const farm_store *st, const farm_record *r, int32_t i, c
     const mapf_agent_result *ag = &res->agent[a];
     if (!cell_ok(r->grid, ag->start) || !cell_ok(r->grid, ag->goal) ||
         !cell_ok(r->grid, ag->final)) {
-      farm_set_err(err, errlen, "%s: record %d (%s): agent %d has a cell outside the %dx%d grid",
+      farm_err(err, "%s: record %d (%s): agent %d has a cell outside the %dx%d grid",
                    st->path, i, r->job_key, a, r->grid->width, r->grid->height);
       return -1;
     }
@@ -1222,13 +1206,12 @@ static int check_record(const farm_store *st, const farm_record *r, int32_t i, c
 }
 
 /* Writes the agent rows of a job whose results row (id) was just inserted or replaced. */
-static int put_agents(farm_store *st, const farm_record *r, int64_t id, char *err,
-                      size_t errlen) {
+static int put_agents(farm_store *st, const farm_record *r, int64_t id, mapf_diag *err) {
   const mapf_result *res = r->res;
   const mapf_grid *g = r->grid;
   if (id <= st->agents_top) {
     sqlite3_bind_int64(st->clear_agents, 1, id);
-    if (step_done(st, st->clear_agents, "cannot clear orphan agent rows", err, errlen) < 0)
+    if (step_done(st, st->clear_agents, "cannot clear orphan agent rows", err) < 0)
       return -1;
   } else {
     st->agents_top = id;
@@ -1236,7 +1219,7 @@ static int put_agents(farm_store *st, const farm_record *r, int64_t id, char *er
   /* The same for the coherence samples. */
   if (id <= st->series_top) {
     sqlite3_bind_int64(st->clear_series, 1, id);
-    if (step_done(st, st->clear_series, "cannot clear orphan coherence rows", err, errlen) < 0)
+    if (step_done(st, st->clear_series, "cannot clear orphan coherence rows", err) < 0)
       return -1;
   }
   if (res->coherence_samples > 0 && id > st->series_top) st->series_top = id;
@@ -1244,7 +1227,7 @@ static int put_agents(farm_store *st, const farm_record *r, int64_t id, char *er
     sqlite3_bind_int64(st->put_sample, 1, id);
     sqlite3_bind_int64(st->put_sample, 2, res->coherence_series[k].step);
     bind_real(st->put_sample, 3, res->coherence_series[k].value);
-    if (step_done(st, st->put_sample, "cannot write a coherence row", err, errlen) < 0)
+    if (step_done(st, st->put_sample, "cannot write a coherence row", err) < 0)
       return -1;
   }
   sqlite3_stmt *s = st->put_agent;
@@ -1274,7 +1257,7 @@ static int put_agents(farm_store *st, const farm_record *r, int64_t id, char *er
     sqlite3_bind_int64(s, 16, ag->searches);
     bind_real(s, 17, ag->optimal_distance);
     sqlite3_bind_int(s, 18, ag->loops_done);
-    if (step_done(st, s, "cannot write an agent row", err, errlen) < 0) return -1;
+    if (step_done(st, s, "cannot write an agent row", err) < 0) return -1;
   }
   return 0;
 }
@@ -1282,7 +1265,7 @@ static int put_agents(farm_store *st, const farm_record *r, int64_t id, char *er
 /* Inserts one job row, and its agent rows when the row is new or replaced an error row. An
  * error row keeps its status and message and NULL metrics, and has no agent rows. */
 static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const char *now,
-                   char *err, size_t errlen) {
+                   mapf_diag *err) {
   const mapf_result *res = r->res;
   int failed = res->status == MAPF_STATUS_ERROR;
   sqlite3_stmt *s = st->put_result;
@@ -1294,7 +1277,7 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
    * those of rows still present), or a replaced error row, for which that rowid stays as it
    * was (agent_results, WITHOUT ROWID, never sets it). None: the key was there; left alone. */
   int64_t before = sqlite3_last_insert_rowid(st->db);
-  if (step_done(st, s, "cannot write a result row", err, errlen) < 0) return -1;
+  if (step_done(st, s, "cannot write a result row", err) < 0) return -1;
   farm_put_counts *c = &st->last_put;
   if (sqlite3_changes(st->db) == 0) {
     c->present++;
@@ -1311,36 +1294,36 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
     int rc = sqlite3_step(f);
     id = rc == SQLITE_ROW ? sqlite3_column_int64(f, 0) : -1;
     if (rc != SQLITE_ROW)
-      farm_set_err(err, errlen, "%s: cannot find the row of job %s: %s", st->path, r->job_key,
+      farm_err(err, "%s: cannot find the row of job %s: %s", st->path, r->job_key,
                    rc == SQLITE_DONE ? "it is not there" : sqlite3_errmsg(st->db));
     sqlite3_reset(f);
     sqlite3_clear_bindings(f);
     if (id < 0) return -1;
   }
-  return put_agents(st, r, id, err, errlen);
+  return put_agents(st, r, id, err);
 }
 
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
-                   char *err, size_t errlen) {
-  if (refuse_readonly(st, err, errlen) < 0) return -1;
+                   mapf_diag *err) {
+  if (refuse_readonly(st, err) < 0) return -1;
   memset(&st->last_put, 0, sizeof st->last_put);
   if (n <= 0) return 0;
   for (int32_t i = 0; i < n; i++)
-    if (check_record(st, &recs[i], i, err, errlen) < 0) return -1;
-  if (step_done(st, st->begin, "cannot start a transaction", err, errlen) < 0) return -1;
+    if (check_record(st, &recs[i], i, err) < 0) return -1;
+  if (step_done(st, st->begin, "cannot start a transaction", err) < 0) return -1;
   /* One time for the whole batch (the rows are committed together), formatted here rather than
    * by strftime('now') in SQL for every row. */
   char now[32];
   time_t t = time(NULL);
   struct tm tm;
   if (!gmtime_r(&t, &tm) || strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm) != 20) {
-    farm_set_err(err, errlen, "%s: cannot read the clock", st->path);
+    farm_err(err, "%s: cannot read the clock", st->path);
     goto fail;
   }
-  if (agents_max(st, err, errlen) < 0) goto fail;
+  if (agents_max(st, err) < 0) goto fail;
   for (int32_t i = 0; i < n; i++)
-    if (put_one(st, run_id, &recs[i], now, err, errlen) < 0) goto fail;
-  if (step_done(st, st->commit, "cannot commit results", err, errlen) < 0) goto fail;
+    if (put_one(st, run_id, &recs[i], now, err) < 0) goto fail;
+  if (step_done(st, st->commit, "cannot commit results", err) < 0) goto fail;
   return 0;
 fail:
   memset(&st->last_put, 0, sizeof st->last_put);
@@ -1356,7 +1339,7 @@ void farm_store_last_put(const farm_store *st, farm_put_counts *counts) {
   *counts = st->last_put;
 }
 
-int farm_store_fill_limits(farm_store *st, char *err, size_t errlen) {
-  if (refuse_readonly(st, err, errlen) < 0) return -1;
-  return backfill_limits(st->db, st->path, err, errlen);
+int farm_store_fill_limits(farm_store *st, mapf_diag *err) {
+  if (refuse_readonly(st, err) < 0) return -1;
+  return backfill_limits(st->db, st->path, err);
 }

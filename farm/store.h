@@ -13,6 +13,7 @@
 
 #include <sqlite3.h>
 
+#include "diag.h"
 #include "grid.h"
 #include "keyset.h"
 #include "sim.h"
@@ -52,7 +53,7 @@ enum {
  * farm_store_note says so; one left by another host is refused, since its liveness cannot be
  * checked from here, and err says how to break it. Readers (FARM_STORE_READONLY) take no lock.
  * Returns 0 and *out, or -1 with a message in err. */
-int farm_store_open(const char *path, int mode, farm_store **out, char *err, size_t errlen);
+int farm_store_open(const char *path, int mode, farm_store **out, mapf_diag *err);
 
 /* A note for the user about the open (a lock taken over from a process that ended without
  * releasing it), or "" when there is none. Owned by st. */
@@ -84,12 +85,11 @@ typedef struct farm_run_info {
 
 /* Inserts a row into `runs` with the code version, compiler, host and start time. Returns 0
  * and *run_id, or -1 with err. */
-int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run_id, char *err,
-                         size_t errlen);
+int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run_id, mapf_diag *err);
 
 /* Records the end of a run: status ("done", "failed", "interrupted"), end time and counts. */
 int farm_store_run_end(farm_store *st, int64_t run_id, const char *status, int64_t n_ok,
-                       int64_t n_limit, int64_t n_error, char *err, size_t errlen);
+                       int64_t n_limit, int64_t n_error, mapf_diag *err);
 
 enum {
   /* Leave out the keys of jobs that ended in error, so they run again (--retry-failed). */
@@ -97,8 +97,7 @@ enum {
 };
 
 /* Adds every job key already in the database to keys (for resume). */
-int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, char *err,
-                         size_t errlen);
+int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, mapf_diag *err);
 
 /* One finished job: what identifies it and its metrics. */
 typedef struct farm_record {
@@ -119,13 +118,13 @@ typedef struct farm_record {
 /* Fills in the limits and execution of rows that lack them (copied by `mapfarm merge` from a
  * file of schema version 3 or older) from the plan text of the run that wrote each row, as the
  * upgrade does. Runs in the caller's transaction, if any. Returns 0, or -1 with err. */
-int farm_store_fill_limits(farm_store *st, char *err, size_t errlen);
+int farm_store_fill_limits(farm_store *st, mapf_diag *err);
 
 /* Writes n records and their agent rows in one transaction. Keys already present are left as
  * they are, except rows with status error, which a new result replaces. Returns 0, or -1 with
  * err (the transaction is rolled back). */
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
-                   char *err, size_t errlen);
+                   mapf_diag *err);
 
 /* What the last successful farm_store_put on st wrote: rows stored (new, or replacing an error
  * row), by the status stored, and records left out because their key was already there. */

@@ -22,8 +22,8 @@ Test(columns, the_table_is_the_schema_of_results) {
   char path[512];
   snprintf(path, sizeof path, "%s/fresh.db", tmpdir);
   farm_store *st = NULL;
-  char err[512];
-  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), 0, "%s", err);
+  mapf_diag err = {0};
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err.msg);
   sqlite3_stmt *s = NULL;
   cr_assert_eq(sqlite3_prepare_v2(farm_store_db(st),
                                   "SELECT name, type, \"notnull\", pk FROM "

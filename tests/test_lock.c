@@ -367,8 +367,8 @@ Test(lock, a_runs_row_counts_exactly_the_rows_its_run_stored) {
   cr_assert_eq(farm_space_init(&sp, p, &errs), MAPF_OK);
   farm_diags_free(&errs);
   farm_store *st = NULL;
-  char msg[1024] = "";
-  cr_assert_eq(farm_store_open(db, FARM_STORE_CREATE, &st, msg, sizeof msg), 0, "%s", msg);
+  mapf_diag msg = {0};
+  cr_assert_eq(farm_store_open(db, FARM_STORE_CREATE, &st, &msg), 0, "%s", msg.msg);
   intruder in = {db, ref, 0};
   farm_run_opts ro = {0};
   ro.threads = 1;
@@ -376,7 +376,7 @@ Test(lock, a_runs_row_counts_exactly_the_rows_its_run_stored) {
   ro.progress = intrude;
   ro.progress_ud = &in;
   farm_run_summary sum;
-  cr_assert_eq(farm_run(&sp, st, &ro, &sum, msg, sizeof msg), 0, "%s", msg);
+  cr_assert_eq(farm_run(&sp, st, &ro, &sum, &msg), 0, "%s", msg.msg);
   farm_store_close(st);
   cr_assert(in.done, "the other writer never came in");
 

@@ -284,7 +284,8 @@ Test(merge, shown_conflicts_are_in_input_order_then_the_smallest_keys) {
 
 /* one.db: one finished job, written by a run, with every column of results set (no NULL). */
 static void write_one_job(void) {
-  char path[512], err[512];
+  char path[512];
+  mapf_diag err = {0};
   in_tmp(path, sizeof path, "one.db");
   mapf_grid *g = test_open_grid(4, 3, "tiny.map");
   mapf_agent_result ag[2] = {
@@ -309,11 +310,11 @@ static void write_one_job(void) {
                      .execution = MAPF_EXEC_SINGLE_PASS, .plan_index = 4, .grid = g,
                      .res = &res};
   farm_store *st = NULL;
-  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err);
   farm_run_info info = {.plan_name = "p", .threads = 1, .shard = "1/1", .jobs_total = 1};
   int64_t run_id = 0;
-  cr_assert_eq(farm_store_run_begin(st, &info, &run_id, err, sizeof err), 0, "%s", err);
-  cr_assert_eq(farm_store_put(st, run_id, &rec, 1, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_run_begin(st, &info, &run_id, &err), 0, "%s", err);
+  cr_assert_eq(farm_store_put(st, run_id, &rec, 1, &err), 0, "%s", err);
   farm_store_close(st);
   mapf_grid_free(g);
   char sql[256];
@@ -327,7 +328,8 @@ static void write_one_job(void) {
 /* Merges one.db and a copy of it in which the update sql was made into m.db (fresh); returns
  * the result, and the column of the conflict shown, if any, in column. */
 static int merge_changed(const char *sql, char *column, size_t n) {
-  char cmd[1200], out[512], in[2][512], err[512];
+  char cmd[1200], out[512], in[2][512];
+  mapf_diag err = {0};
   snprintf(cmd, sizeof cmd, "cd '%s' && rm -f m.db x.db && cp one.db x.db", tmpdir);
   cr_assert_eq(system(cmd), 0);
   exec_sql("x.db", sql);
@@ -336,7 +338,7 @@ static int merge_changed(const char *sql, char *column, size_t n) {
   in_tmp(in[1], sizeof in[1], "x.db");
   const char *inputs[2] = {in[0], in[1]};
   farm_merge_result res;
-  int rc = farm_merge(out, inputs, 2, &res, err, sizeof err);
+  int rc = farm_merge(out, inputs, 2, &res, &err);
   cr_assert_geq(rc, 0, "%s: %s", sql, err);
   snprintf(column, n, "%s", res.nshown > 0 ? res.shown[0].column : "");
   cr_assert_eq(res.conflicts, res.nshown);

@@ -44,10 +44,10 @@ static void job_key(const job *j, char key[33]) {
  * opened for writing. The map hash is the map's name hashed, so one name is one map. */
 static farm_store *make_db(const char *name, const job *jobs, int32_t n, char *path,
                            size_t pathlen) {
-  char err[512] = "";
+  mapf_diag err = {0};
   snprintf(path, pathlen, "%s/%s", tmpdir, name);
   farm_store *st = NULL;
-  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err.msg);
   for (int32_t i = 0; i < n; i++) {
     const job *j = &jobs[i];
     char key[33];
@@ -70,7 +70,7 @@ static farm_store *make_db(const char *name, const job *jobs, int32_t n, char *p
                        .generator = j->generator, .agents = 10, .instance = j->instance,
                        .algorithm = "algo", .label = j->label,
                        .params = j->params ? j->params : "{}", .plan_index = i, .res = &res};
-    cr_assert_eq(farm_store_put(st, 0, &rec, 1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(farm_store_put(st, 0, &rec, 1, &err), 0, "%s", err.msg);
   }
   return st;
 }
@@ -94,21 +94,22 @@ static double q_real(sqlite3 *db, const char *sql) {
 /* A report (name: "portfolio", "problem-types", or NULL for the greedy steps of `size`) into
  * a string; returns the function's status. */
 static int report_str(farm_store *st, const char *name, int32_t size, farm_format format,
-                      const char *where, char **text, char *err, size_t errlen) {
+                      const char *where, char **text, mapf_diag *err) {
   size_t len = 0;
   FILE *f = open_memstream(text, &len);
   cr_assert_not_null(f);
   farm_report_opts opts = {format, 0, NULL, NULL, where, 0};
-  int r = name ? farm_report(st, name, &opts, f, err, errlen)
-               : farm_report_greedy(st, size, &opts, f, err, errlen);
+  int r = name ? farm_report(st, name, &opts, f, err)
+               : farm_report_greedy(st, size, &opts, f, err);
   fclose(f);
   return r;
 }
 
 static void expect_report(farm_store *st, const char *name, int32_t size, farm_format format,
                           const char *where, const char *want) {
-  char *text = NULL, err[1024] = "";
-  cr_assert_eq(report_str(st, name, size, format, where, &text, err, sizeof err), 0, "%s", err);
+  char *text = NULL;
+  mapf_diag err = {0};
+  cr_assert_eq(report_str(st, name, size, format, where, &text, &err), 0, "%s", err);
   cr_expect_str_eq(text, want);
   free(text);
 }
@@ -186,17 +187,17 @@ Test(portfolio, best_and_worst_label_per_instance_use_every_tie_break) {
 
   /* farm/portfolio.c chooses among labels, so it refuses A's two configurations, naming what
    * differs; the views above keep a tie-break for such files. */
-  char err[512] = "";
+  mapf_diag err = {0};
   farm_pf_matrix *m = NULL;
-  cr_assert_eq(farm_pf_load(db, NULL, 0, &m, err, sizeof err), -1);
-  cr_expect(strstr(err, "label \"A\" holds 3 configurations among these jobs (they differ in "
+  cr_assert_eq(farm_pf_load(db, NULL, 0, &m, &err), -1);
+  cr_expect(strstr(err.msg, "label \"A\" holds 3 configurations among these jobs (they differ in "
                         "k: -; 1; 2)") != NULL, "%s", err);
   farm_store_close(st);
   /* With A one configuration on instance 4, it agrees with the views: rows are the instances
    * 0..4 (sorted by instance), 5 is left out. */
   st = make_db("ties1.db", single_config_ties(), TIE_N - 1, path, sizeof path);
   db = farm_store_db(st);
-  cr_assert_eq(farm_pf_load(db, NULL, 0, &m, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_pf_load(db, NULL, 0, &m, &err), 0, "%s", err.msg);
   cr_expect_eq(m->nlabels, 3);
   cr_expect_str_eq(m->labels[0], "A");
   cr_expect_eq(m->ninstances, 5);
@@ -241,9 +242,9 @@ Test(portfolio, perfect_selector_bounds_every_label_and_the_worst_selector) {
   farm_store_close(st);
   st = make_db("bounds1.db", single_config_ties(), TIE_N - 1, path, sizeof path);
   db = farm_store_db(st);
-  char err[512] = "";
+  mapf_diag err = {0};
   farm_pf_matrix *m = NULL;
-  cr_assert_eq(farm_pf_load(db, NULL, 0, &m, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_pf_load(db, NULL, 0, &m, &err), 0, "%s", err.msg);
   farm_pf_stat all, ws;
   memset(&all, 0, sizeof all);
   memset(&ws, 0, sizeof ws);
@@ -405,15 +406,16 @@ Test(portfolio, table_5_2_as_text_and_csv) {
  * summed in instance order: means are compared rounded. Without C, A and B tie on rate and
  * B's shorter distance decides. */
 Test(portfolio, best_single_algorithm) {
-  char path[512], err[512] = "";
+  char path[512];
+  mapf_diag err = {0};
   farm_store *st = make_db("craft.db", craft_jobs, CRAFT_N, path, sizeof path);
   sqlite3 *db = farm_store_db(st);
   expect_rows(db, "SELECT label FROM portfolio_best_single", "C\n");
   farm_pf_matrix *m = NULL;
-  cr_assert_eq(farm_pf_load(db, NULL, 0, &m, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_pf_load(db, NULL, 0, &m, &err), 0, "%s", err);
   cr_expect_str_eq(m->labels[farm_pf_best_single(m)], "C");
   farm_pf_matrix_free(m);
-  cr_assert_eq(farm_pf_load(db, "label <> 'C'", 0, &m, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_pf_load(db, "label <> 'C'", 0, &m, &err), 0, "%s", err);
   cr_expect_str_eq(m->labels[farm_pf_best_single(m)], "B");
   farm_pf_matrix_free(m);
   farm_store_close(st);
@@ -429,10 +431,11 @@ Test(portfolio, best_single_algorithm) {
  *          line 330), after 3 of the 4 steps asked for.
  * Greedy's {C, B} is not the best pair ({A, B} reaches 1.0): Algorithm 2 is greedy. */
 Test(portfolio, greedy_formation_follows_algorithm_2) {
-  char path[512], err[512] = "";
+  char path[512];
+  mapf_diag err = {0};
   farm_store *st = make_db("craft.db", craft_jobs, CRAFT_N, path, sizeof path);
   farm_pf_matrix *m = NULL;
-  cr_assert_eq(farm_pf_load(farm_store_db(st), NULL, 0, &m, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_pf_load(farm_store_db(st), NULL, 0, &m, &err), 0, "%s", err);
   farm_pf_step steps[4];
   cr_assert_eq(farm_pf_greedy(m, 4, steps), 3);
   const char *want[3] = {"C", "B", "A"};
@@ -490,8 +493,9 @@ Test(portfolio, where_filters_jobs_before_the_selection) {
                 "1,C,70.0,10.0,60.0,1.000,4,100.0\n"
                 "2,B,85.0,9.5,45.0,0.625,2,50.0\n"
                 "3,A,100.0,9.5,35.0,0.375,2,50.0\n");
-  char *text = NULL, err[1024] = "";
-  cr_assert_eq(report_str(st, NULL, 5, FARM_FORMAT_TEXT, "label <> 'D'", &text, err, sizeof err),
+  char *text = NULL;
+  mapf_diag err = {0};
+  cr_assert_eq(report_str(st, NULL, 5, FARM_FORMAT_TEXT, "label <> 'D'", &text, &err),
                0, "%s", err);
   cr_expect(strstr(text, "\nStopped after 3 steps: every label is in the portfolio.\n") != NULL,
             "%s", text);
@@ -502,16 +506,14 @@ Test(portfolio, where_filters_jobs_before_the_selection) {
                 "random,100.0,20.0,70.0,100.0,20.0,2,100.0,0.0,0.0\n"
                 "Overall,100.0,20.0,70.0,100.0,20.0,2,100.0,0.0,0.0\n");
   /* Errors are reported with the condition, and an empty selection says so. */
-  cr_expect_eq(report_str(st, "portfolio", 0, FARM_FORMAT_TEXT, "lable = 'A'", &text, err,
-                          sizeof err),
+  cr_expect_eq(report_str(st, "portfolio", 0, FARM_FORMAT_TEXT, "lable = 'A'", &text, &err),
                -1);
   free(text);
-  cr_expect_str_eq(err, "--where \"lable = 'A'\": no such column: lable");
-  cr_expect_eq(report_str(st, "portfolio", 0, FARM_FORMAT_TEXT, "agents > 100", &text, err,
-                          sizeof err),
+  cr_expect_str_eq(err.msg, "--where \"lable = 'A'\": no such column: lable");
+  cr_expect_eq(report_str(st, "portfolio", 0, FARM_FORMAT_TEXT, "agents > 100", &text, &err),
                -1);
   free(text);
-  cr_expect_str_eq(err, "no job that ran in DB matches --where \"agents > 100\"");
+  cr_expect_str_eq(err.msg, "no job that ran in DB matches --where \"agents > 100\"");
   farm_store_close(st);
 }
 
@@ -523,18 +525,19 @@ Test(portfolio, no_instance_with_every_label_is_an_error) {
   };
   char path[512];
   farm_store *st = make_db("apart.db", jobs, 2, path, sizeof path);
-  char *text = NULL, err[1024] = "";
-  cr_expect_eq(report_str(st, "portfolio", 0, FARM_FORMAT_TEXT, NULL, &text, err, sizeof err),
+  char *text = NULL;
+  mapf_diag err = {0};
+  cr_expect_eq(report_str(st, "portfolio", 0, FARM_FORMAT_TEXT, NULL, &text, &err),
                -1);
   free(text);
-  cr_expect(strstr(err, "no instance in DB has a job that ran for each of its 2 labels (2 "
+  cr_expect(strstr(err.msg, "no instance in DB has a job that ran for each of its 2 labels (2 "
                         "instances have some)") != NULL,
             "got: %s", err);
   farm_report_opts rows = {FARM_FORMAT_TEXT, 0, "map", NULL, NULL, 0};
   FILE *f = fopen("/dev/null", "w");
-  cr_expect_eq(farm_report(st, "problem-types", &rows, f, err, sizeof err), -1);
+  cr_expect_eq(farm_report(st, "problem-types", &rows, f, &err), -1);
   fclose(f);
-  cr_expect_str_eq(err, "the problem-types report has fixed rows and columns; --rows does not "
+  cr_expect_str_eq(err.msg, "the problem-types report has fixed rows and columns; --rows does not "
                         "apply");
   farm_store_close(st);
 }
@@ -581,19 +584,20 @@ static const char count_new_views[] =
     "'portfolio_worst_selector', 'portfolio_best_single', 'portfolio_problem_types')";
 
 Test(portfolio, an_old_file_gets_the_new_views_when_opened_for_writing) {
-  char path[512], err[512] = "";
+  char path[512];
+  mapf_diag err = {0};
   farm_store *st = make_db("old.db", craft_jobs, CRAFT_N, path, sizeof path);
   farm_store_close(st);
   /* A current file is not written to by opening it. */
   int64_t cookie = test_db_int(path, "PRAGMA schema_version");
-  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err);
   farm_store_close(st);
   cr_expect_eq(test_db_int(path, "PRAGMA schema_version"), cookie);
 
   make_old(path);
   cr_assert_eq(test_db_int(path, count_new_views), 0);
   cookie = test_db_int(path, "PRAGMA schema_version");
-  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err);
   farm_store_close(st);
   cr_expect_eq(test_db_int(path, count_new_views), 7);
   cr_expect_gt(test_db_int(path, "PRAGMA schema_version"), cookie);
@@ -608,18 +612,19 @@ Test(portfolio, an_old_file_gets_the_new_views_when_opened_for_writing) {
 }
 
 Test(portfolio, reports_work_on_a_read_only_old_file) {
-  char path[512], err[1024] = "";
+  char path[512];
+  mapf_diag err = {0};
   farm_store *st = make_db("old.db", craft_jobs, CRAFT_N, path, sizeof path);
   char *want = NULL;
-  cr_assert_eq(report_str(st, "portfolio", 0, FARM_FORMAT_CSV, NULL, &want, err, sizeof err), 0,
+  cr_assert_eq(report_str(st, "portfolio", 0, FARM_FORMAT_CSV, NULL, &want, &err), 0,
                "%s", err);
   farm_store_close(st);
   make_old(path);
   cr_assert_eq(chmod(path, 0444), 0);
 
-  cr_assert_eq(farm_store_open(path, FARM_STORE_READONLY, &st, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_open(path, FARM_STORE_READONLY, &st, &err), 0, "%s", err);
   char *got = NULL;
-  cr_assert_eq(report_str(st, "portfolio", 0, FARM_FORMAT_CSV, NULL, &got, err, sizeof err), 0,
+  cr_assert_eq(report_str(st, "portfolio", 0, FARM_FORMAT_CSV, NULL, &got, &err), 0,
                "%s", err);
   cr_expect_str_eq(got, want);
   free(got);

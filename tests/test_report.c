@@ -59,7 +59,8 @@ __attribute__((format(printf, 5, 6)))
 #endif
 static void put_job(farm_store *st, int64_t run, farm_record rec, mapf_result *res,
                     const char *key_fmt, ...) {
-  char text[64], key[33], err[512] = "";
+  char text[64], key[33];
+  mapf_diag err = {0};
   va_list ap;
   va_start(ap, key_fmt);
   vsnprintf(text, sizeof text, key_fmt, ap);
@@ -67,15 +68,16 @@ static void put_job(farm_store *st, int64_t run, farm_record rec, mapf_result *r
   mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), key);
   rec.job_key = key;
   rec.res = res;
-  cr_assert_eq(farm_store_put(st, run, &rec, 1, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_put(st, run, &rec, 1, &err), 0, "%s", err);
 }
 
 /* Creates tmpdir/r.db holding rows and returns it opened. */
 static farm_store *make_db(const row *rows, int32_t n) {
-  char path[512], err[512] = "";
+  char path[512];
+  mapf_diag err = {0};
   snprintf(path, sizeof path, "%s/r.db", tmpdir);
   farm_store *st = NULL;
-  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err);
   for (int32_t i = 0; i < n; i++) {
     mapf_result res;
     if (rows[i].rate < 0) {
@@ -96,20 +98,21 @@ static farm_store *make_db(const row *rows, int32_t n) {
 
 /* Runs a report into a string (malloc'd; the caller frees). Returns farm_report's status. */
 static int report_str(farm_store *st, const char *name, farm_format format, int32_t max_agents,
-                      char **text, char *err, size_t errlen) {
+                      char **text, mapf_diag *err) {
   size_t len = 0;
   FILE *f = open_memstream(text, &len);
   cr_assert_not_null(f);
   farm_report_opts opts = {format, max_agents, NULL, NULL, NULL, 0};
-  int r = farm_report(st, name, &opts, f, err, errlen);
+  int r = farm_report(st, name, &opts, f, err);
   fclose(f);
   return r;
 }
 
 static void expect_report(farm_store *st, const char *name, farm_format format,
                           int32_t max_agents, const char *want) {
-  char *text = NULL, err[512] = "";
-  cr_assert_eq(report_str(st, name, format, max_agents, &text, err, sizeof err), 0, "%s", err);
+  char *text = NULL;
+  mapf_diag err = {0};
+  cr_assert_eq(report_str(st, name, format, max_agents, &text, &err), 0, "%s", err);
   cr_expect_str_eq(text, want);
   free(text);
 }
@@ -191,10 +194,11 @@ Test(report, max_agents_keeps_small_instances_only) {
                 "alpha       75          -       75\n"
                 "-------  -----  ---------  -------\n"
                 "Overall     88         50       75\n");
-  char *text = NULL, err[512] = "";
-  cr_expect_eq(report_str(st, "completion-rate", FARM_FORMAT_TEXT, 5, &text, err, sizeof err),
+  char *text = NULL;
+  mapf_diag err = {0};
+  cr_expect_eq(report_str(st, "completion-rate", FARM_FORMAT_TEXT, 5, &text, &err),
                -1);
-  cr_expect_str_eq(err, "no results in DB with at most 5 agents (the smallest instance has 10)");
+  cr_expect_str_eq(err.msg, "no results in DB with at most 5 agents (the smallest instance has 10)");
   free(text);
   farm_store_close(st);
 }
@@ -213,12 +217,13 @@ static void put_param_job(farm_store *st, int32_t i, int32_t agents, const char 
 
 static void expect_dims(farm_store *st, const char *rows, const char *cols, const char *where,
                         const char *want) {
-  char *text = NULL, err[512] = "";
+  char *text = NULL;
+  mapf_diag err = {0};
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   cr_assert_not_null(f);
   farm_report_opts opts = {FARM_FORMAT_CSV, 0, rows, cols, where, 0};
-  int r = farm_report(st, "completion-rate", &opts, f, err, sizeof err);
+  int r = farm_report(st, "completion-rate", &opts, f, &err);
   fclose(f);
   cr_assert_eq(r, 0, "%s", err);
   cr_expect_str_eq(text, want);
@@ -257,22 +262,23 @@ Test(report, rows_and_columns_by_parameter_and_agents) {
               "m,90,100,95\n"
               "Overall,90,100,95\n");
   /* A misspelt parameter, dimension or column is an error, not an empty table. */
-  char *text = NULL, err[512] = "";
+  char *text = NULL;
+  mapf_diag err = {0};
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   farm_report_opts bad = {FARM_FORMAT_CSV, 0, "param:visoin", NULL, NULL, 0};
-  cr_expect_eq(farm_report(st, "completion-rate", &bad, f, err, sizeof err), -1);
-  cr_expect_str_eq(err, "no job in DB has the parameter \"visoin\" (--rows param:visoin)");
+  cr_expect_eq(farm_report(st, "completion-rate", &bad, f, &err), -1);
+  cr_expect_str_eq(err.msg, "no job in DB has the parameter \"visoin\" (--rows param:visoin)");
   farm_report_opts bad_dim = {FARM_FORMAT_CSV, 0, "agnets", NULL, NULL, 0};
-  cr_expect_eq(farm_report(st, "completion-rate", &bad_dim, f, err, sizeof err), -1);
-  cr_expect(strstr(err, "unknown table dimension \"agnets\" (did you mean \"agents\"?)") != NULL,
+  cr_expect_eq(farm_report(st, "completion-rate", &bad_dim, f, &err), -1);
+  cr_expect(strstr(err.msg, "unknown table dimension \"agnets\" (did you mean \"agents\"?)") != NULL,
             "got: %s", err);
   farm_report_opts bad_where = {FARM_FORMAT_CSV, 0, NULL, NULL, "agnts > 3", 0};
-  cr_expect_eq(farm_report(st, "completion-rate", &bad_where, f, err, sizeof err), -1);
-  cr_expect_str_eq(err, "--where \"agnts > 3\": no such column: agnts");
+  cr_expect_eq(farm_report(st, "completion-rate", &bad_where, f, &err), -1);
+  cr_expect_str_eq(err.msg, "--where \"agnts > 3\": no such column: agnts");
   farm_report_opts none = {FARM_FORMAT_CSV, 0, NULL, NULL, "agents > 1000", 0};
-  cr_expect_eq(farm_report(st, "completion-rate", &none, f, err, sizeof err), -1);
-  cr_expect_str_eq(err, "no results in DB match --where \"agents > 1000\"");
+  cr_expect_eq(farm_report(st, "completion-rate", &none, f, &err), -1);
+  cr_expect_str_eq(err.msg, "no results in DB match --where \"agents > 1000\"");
   fclose(f);
   cr_expect_str_eq(text, "");
   free(text);
@@ -338,11 +344,11 @@ static void put_config_job(farm_store *st, int32_t i, const char *map, const cha
 }
 
 static int report_opts_str(farm_store *st, const char *name, const farm_report_opts *o,
-                           char **text, char *err, size_t errlen) {
+                           char **text, mapf_diag *err) {
   size_t len = 0;
   FILE *f = open_memstream(text, &len);
   cr_assert_not_null(f);
-  int r = farm_report(st, name, o, f, err, errlen);
+  int r = farm_report(st, name, o, f, err);
   fclose(f);
   return r;
 }
@@ -364,8 +370,9 @@ Test(report, a_label_of_several_configurations_is_split_or_refused) {
   put_config_job(st, 6, "m", "X", "bmaa", "{\"push\":false,\"vision\":1}", 1000, 0.2);
   put_config_job(st, 7, "m", "X", "far", "{\"flow\":true}", 1000, 0.4);
   farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL, 0};
-  char *text = NULL, err[1024] = "";
-  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, err, sizeof err), 0, "%s", err);
+  char *text = NULL;
+  mapf_diag err = {0};
+  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, &err), 0, "%s", err);
   cr_expect_str_eq(text,
                    "Completion rate (%): mean over 8 jobs\n"
                    "Map      W [steps=1000]  W [steps=50]  B [vision=1]  B [vision=2]  "
@@ -386,7 +393,7 @@ Test(report, a_label_of_several_configurations_is_split_or_refused) {
   free(text);
   /* Labels as rows, the same names. */
   farm_report_opts rows = {FARM_FORMAT_CSV, 0, "label", "map", NULL, 0};
-  cr_assert_eq(report_opts_str(st, "completion-rate", &rows, &text, err, sizeof err), 0, "%s",
+  cr_assert_eq(report_opts_str(st, "completion-rate", &rows, &text, &err), 0, "%s",
                err);
   cr_expect_str_eq(text, "Label,m,Overall\nW [steps=1000],90,90\nW [steps=50],40,40\n"
                          "B [vision=1],60,60\nB [vision=2],70,70\nX [algorithm=bmaa],20,20\n"
@@ -394,8 +401,8 @@ Test(report, a_label_of_several_configurations_is_split_or_refused) {
   free(text);
   /* No label dimension: refused, naming the first mixed label in plan order. */
   farm_report_opts by_agents = {FARM_FORMAT_TEXT, 0, "agents", "algorithm", NULL, 0};
-  cr_expect_eq(report_opts_str(st, "completion-rate", &by_agents, &text, err, sizeof err), -1);
-  cr_expect_str_eq(err, "label \"W\" holds 2 configurations among these jobs (they differ in "
+  cr_expect_eq(report_opts_str(st, "completion-rate", &by_agents, &text, &err), -1);
+  cr_expect_str_eq(err.msg, "label \"W\" holds 2 configurations among these jobs (they differ in "
                         "steps: 1000; 50), which this command would take for one. Select one "
                         "with --where, e.g. --where \"limit_steps = 1000\", or run them under "
                         "distinct labels (other labels are mixed too)");
@@ -405,20 +412,20 @@ Test(report, a_label_of_several_configurations_is_split_or_refused) {
    * per vision there, W and X are not. */
   farm_report_opts by_vision = {FARM_FORMAT_CSV, 0, "param:vision", "agents",
                                 "label = 'B'", 0};
-  cr_assert_eq(report_opts_str(st, "completion-rate", &by_vision, &text, err, sizeof err), 0,
+  cr_assert_eq(report_opts_str(st, "completion-rate", &by_vision, &text, &err), 0,
                "%s", err);
   cr_expect_str_eq(text, "vision,4,Overall\n1,60,60\n2,70,70\nOverall,65,65\n");
   free(text);
   farm_report_opts x_only = {FARM_FORMAT_TEXT, 0, "agents", "map", "label = 'X'", 0};
-  cr_expect_eq(report_opts_str(st, "completion-rate", &x_only, &text, err, sizeof err), -1);
-  cr_expect_str_eq(err, "label \"X\" holds 2 configurations among these jobs (they differ in "
+  cr_expect_eq(report_opts_str(st, "completion-rate", &x_only, &text, &err), -1);
+  cr_expect_str_eq(err.msg, "label \"X\" holds 2 configurations among these jobs (they differ in "
                         "algorithm: bmaa; far), which this command would take for one. Select "
                         "one with --where, e.g. --where \"algorithm = 'bmaa'\", or run them "
                         "under distinct labels");
   free(text);
   /* The hint selects one: the plain label, equal counts, no notes. */
   farm_report_opts one = {FARM_FORMAT_TEXT, 0, NULL, NULL, "limit_steps = 50", 1};
-  cr_assert_eq(report_opts_str(st, "completion-rate", &one, &text, err, sizeof err), 0, "%s",
+  cr_assert_eq(report_opts_str(st, "completion-rate", &one, &text, &err), 0, "%s",
                err);
   cr_expect_str_eq(text, "Completion rate (%): mean over 2 jobs where limit_steps = 50\n"
                          "Map           W  Overall\n"
@@ -435,8 +442,9 @@ Test(report, a_label_of_several_configurations_is_split_or_refused) {
 Test(report, counts_show_how_many_jobs_each_cell_averages) {
   farm_store *st = make_db(paper_rows, PAPER_N);
   farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL, 1};
-  char *text = NULL, err[512] = "";
-  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, err, sizeof err), 0, "%s", err);
+  char *text = NULL;
+  mapf_diag err = {0};
+  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, &err), 0, "%s", err);
   cr_expect_str_eq(text,
                    "Completion rate (%): mean over 5 jobs; 1 error job left out\n"
                    "Map       BMAA*  A*-Replan  Overall\n"
@@ -449,7 +457,7 @@ Test(report, counts_show_how_many_jobs_each_cell_averages) {
                    "parentheses\n");
   free(text);
   o.format = FARM_FORMAT_CSV;
-  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, &err), 0, "%s", err);
   cr_expect_str_eq(text, "Map,BMAA*,BMAA* jobs,A*-Replan,A*-Replan jobs,Overall,Overall jobs\n"
                          "zeta,95,2,38,2,66,4\n"
                          "alpha,75,1,,,75,1\n"
@@ -460,10 +468,11 @@ Test(report, counts_show_how_many_jobs_each_cell_averages) {
 
 Test(report, empty_database_says_so) {
   farm_store *st = make_db(paper_rows, 0);
-  char *text = NULL, err[512] = "";
-  cr_expect_eq(report_str(st, "travel-distance", FARM_FORMAT_TEXT, 0, &text, err, sizeof err),
+  char *text = NULL;
+  mapf_diag err = {0};
+  cr_expect_eq(report_str(st, "travel-distance", FARM_FORMAT_TEXT, 0, &text, &err),
                -1);
-  cr_expect_str_eq(err, "no results in DB");
+  cr_expect_str_eq(err.msg, "no results in DB");
   cr_expect_str_eq(text, "");
   free(text);
   farm_store_close(st);
@@ -471,20 +480,21 @@ Test(report, empty_database_says_so) {
 
 Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
   farm_store *st = make_db(paper_rows, PAPER_N);
-  char *text = NULL, err[512] = "";
-  cr_expect_eq(report_str(st, "completion-rat", FARM_FORMAT_TEXT, 0, &text, err, sizeof err),
+  char *text = NULL;
+  mapf_diag err = {0};
+  cr_expect_eq(report_str(st, "completion-rat", FARM_FORMAT_TEXT, 0, &text, &err),
                -1);
-  cr_expect_str_eq(err, "unknown report \"completion-rat\"; did you mean \"completion-rate\"? "
+  cr_expect_str_eq(err.msg, "unknown report \"completion-rat\"; did you mean \"completion-rate\"? "
                         "Reports: completion-rate, completion-time, travel-distance, "
                         "completion-seconds, failed-moves, coherence, suboptimality, portfolio, "
                         "problem-types");
   free(text);
-  cr_expect_eq(report_str(st, "travle-distance", FARM_FORMAT_TEXT, 0, &text, err, sizeof err),
+  cr_expect_eq(report_str(st, "travle-distance", FARM_FORMAT_TEXT, 0, &text, &err),
                -1);
-  cr_expect(strstr(err, "did you mean \"travel-distance\"?") != NULL, "got: %s", err);
+  cr_expect(strstr(err.msg, "did you mean \"travel-distance\"?") != NULL, "got: %s", err);
   free(text);
-  cr_expect_eq(report_str(st, "speed", FARM_FORMAT_TEXT, 0, &text, err, sizeof err), -1);
-  cr_expect_str_eq(err, "unknown report \"speed\"; reports: completion-rate, completion-time, "
+  cr_expect_eq(report_str(st, "speed", FARM_FORMAT_TEXT, 0, &text, &err), -1);
+  cr_expect_str_eq(err.msg, "unknown report \"speed\"; reports: completion-rate, completion-time, "
                         "travel-distance, completion-seconds, failed-moves, coherence, "
                         "suboptimality, portfolio, problem-types");
   free(text);
@@ -504,13 +514,13 @@ Test(report, names_list_is_null_terminated) {
  * columns at the end even though its plan positions are smaller, and a later run of the first
  * plan (a resumed run, another shard) ranks with that plan. */
 Test(report, a_later_plans_labels_come_after_the_first_plans) {
-  char err[512] = "";
+  mapf_diag err = {0};
   farm_store *st = make_db(paper_rows, 0);
   const char *hashes[] = {"aaaa", "bbbb", "aaaa"}; /* runs 1, 2, 3: plan A, plan B, plan A */
   for (int i = 0; i < 3; i++) {
     farm_run_info info = {"p", "p.yaml", "", hashes[i], 1, "1/1", 3, 3};
     int64_t id = 0;
-    cr_assert_eq(farm_store_run_begin(st, &info, &id, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(farm_store_run_begin(st, &info, &id, &err), 0, "%s", err.msg);
     cr_assert_eq(id, i + 1);
   }
   static const struct {

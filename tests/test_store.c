@@ -132,15 +132,15 @@ static void make_jobs(job *j, farm_record *recs, int n, const mapf_grid *g) {
 
 static farm_store *open_ok(const char *path, int mode) {
   farm_store *st = NULL;
-  char err[512] = "";
-  cr_assert_eq(farm_store_open(path, mode, &st, err, sizeof err), 0, "open: %s", err);
+  mapf_diag err = {0};
+  cr_assert_eq(farm_store_open(path, mode, &st, &err), 0, "open: %s", err.msg);
   cr_assert_not_null(st);
   return st;
 }
 
 static void put_ok(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n) {
-  char err[512] = "";
-  cr_assert_eq(farm_store_put(st, run_id, recs, n, err, sizeof err), 0, "put: %s", err);
+  mapf_diag err = {0};
+  cr_assert_eq(farm_store_put(st, run_id, recs, n, &err), 0, "put: %s", err.msg);
 }
 
 /* ---- creating and opening ----------------------------------------------------------------- */
@@ -197,12 +197,12 @@ Test(store, refuses_text_file_and_leaves_it_byte_identical) {
   fclose(f);
   for (int mode = FARM_STORE_READONLY; mode <= FARM_STORE_CREATE; mode++) {
     farm_store *st = NULL;
-    char err[512] = "";
-    cr_expect_eq(farm_store_open(path, mode, &st, err, sizeof err), -1);
+    mapf_diag err = {0};
+    cr_expect_eq(farm_store_open(path, mode, &st, &err), -1);
     cr_expect_null(st);
     char want[600];
     snprintf(want, sizeof want, "%s: not a SQLite database", path);
-    cr_expect_str_eq(err, want);
+    cr_expect_str_eq(err.msg, want);
   }
   size_t len = 0;
   char *after = test_slurp_file(path, &len);
@@ -238,13 +238,13 @@ Test(store, refuses_foreign_sqlite_database_untouched) {
     size_t len0 = 0, len1 = 0;
     char *before = test_slurp_file(path, &len0);
     farm_store *st = NULL;
-    char err[512] = "";
-    cr_expect_eq(farm_store_open(path, FARM_STORE_CREATE, &st, err, sizeof err), -1);
+    mapf_diag err = {0};
+    cr_expect_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), -1);
     cr_expect_null(st);
     char want[600];
     snprintf(want, sizeof want, "%s: not a mapfarm database (application_id 0x%08x", path,
              (unsigned)ids[k]);
-    cr_expect_eq(strncmp(err, want, strlen(want)), 0, "got: %s", err);
+    cr_expect_eq(strncmp(err.msg, want, strlen(want)), 0, "got: %s", err.msg);
     char *after = test_slurp_file(path, &len1);
     cr_expect_eq(len0, len1);
     cr_expect_eq(memcmp(before, after, len0), 0, "the database changed");
@@ -261,11 +261,11 @@ Test(store, refuses_newer_schema_version) {
   snprintf(sql, sizeof sql, "PRAGMA user_version = %d", FARM_SCHEMA_VERSION + 1);
   cr_assert_eq(sqlite3_exec(farm_store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
   farm_store_close(st);
-  char err[512] = "";
-  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
+  mapf_diag err = {0};
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, &err), -1);
   snprintf(want, sizeof want, "schema version %d (written by a newer mapfarm)",
            FARM_SCHEMA_VERSION + 1);
-  cr_expect(strstr(err, want) != NULL, "got: %s", err);
+  cr_expect(strstr(err.msg, want) != NULL, "got: %s", err.msg);
 }
 
 /* A database as mapfarm wrote it with schema version 1 (agent rows keyed by job_key), cut down
@@ -303,14 +303,15 @@ Test(store, refuses_schema_1_database_clearly_and_leaves_it_byte_identical) {
   char *before = test_slurp_file(db, &len0);
   for (int mode = FARM_STORE_READONLY; mode <= FARM_STORE_CREATE; mode++) {
     farm_store *st = NULL;
-    char err[512] = "", want[700];
-    cr_expect_eq(farm_store_open(db, mode, &st, err, sizeof err), -1);
+    mapf_diag err = {0};
+    char want[700];
+    cr_expect_eq(farm_store_open(db, mode, &st, &err), -1);
     cr_expect_null(st);
     snprintf(want, sizeof want,
              "%s: mapfarm database of schema version 1 (written by an older mapfarm); this "
              "mapfarm reads schema versions %d to %d only; left untouched",
              db, FARM_SCHEMA_OLDEST, FARM_SCHEMA_VERSION);
-    cr_expect_str_eq(err, want);
+    cr_expect_str_eq(err.msg, want);
   }
   char *after = test_slurp_file(db, &len1);
   cr_expect_eq(len0, len1);
@@ -413,13 +414,13 @@ Test(store, refused_files_leave_their_directory_as_it_was) {
     }
     char *before = dir_state(dir);
     for (int mode = FARM_STORE_READONLY; mode <= FARM_STORE_CREATE; mode++) {
-      char err[512] = "";
+      mapf_diag err = {0};
       st = NULL;
-      cr_expect_eq(farm_store_open(file, mode, &st, err, sizeof err), -1, "%s: opened",
+      cr_expect_eq(farm_store_open(file, mode, &st, &err), -1, "%s: opened",
                    names[k]);
       cr_expect_null(st);
       farm_store_close(st);
-      cr_expect(strstr(err, want[k]) != NULL, "%s: %s", names[k], err);
+      cr_expect(strstr(err.msg, want[k]) != NULL, "%s: %s", names[k], err.msg);
       char *after = dir_state(dir);
       cr_expect_str_eq(after, before, "%s, mode %d: the directory changed", names[k], mode);
       free(after);
@@ -473,14 +474,14 @@ Test(store, a_second_writer_is_refused_naming_the_first_and_readers_go_on) {
   free(text);
 
   farm_store *second = NULL;
-  char err[1024] = "";
-  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &second, err, sizeof err), -1);
+  mapf_diag err = {0};
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &second, &err), -1);
   cr_expect_null(second);
   snprintf(want, sizeof want,
            "%s: another mapfarm process is writing this database (pid %ld on host %s, started ",
            db, (long)getpid(), host);
-  cr_expect_eq(strncmp(err, want, strlen(want)), 0, "got: %s", err);
-  cr_expect(strstr(err, "wait until it ends") != NULL, "%s", err);
+  cr_expect_eq(strncmp(err.msg, want, strlen(want)), 0, "got: %s", err.msg);
+  cr_expect(strstr(err.msg, "wait until it ends") != NULL, "%s", err.msg);
   cr_assert(file_exists(lock), "the refused open removed the holder's lock");
 
   farm_store *reader = open_ok(db, FARM_STORE_READONLY);
@@ -503,14 +504,14 @@ Test(store, a_database_reached_through_a_link_shares_its_lock) {
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
   cr_assert_eq(symlink("r.db", link), 0);
   farm_store *second = NULL;
-  char err[1024] = "";
-  cr_expect_eq(farm_store_open(link, FARM_STORE_CREATE, &second, err, sizeof err), -1);
-  cr_expect(strstr(err, "another mapfarm process is writing this database") != NULL, "%s", err);
+  mapf_diag err = {0};
+  cr_expect_eq(farm_store_open(link, FARM_STORE_CREATE, &second, &err), -1);
+  cr_expect(strstr(err.msg, "another mapfarm process is writing this database") != NULL, "%s", err.msg);
   farm_store_close(second);
   farm_store_close(st);
   st = open_ok(link, FARM_STORE_CREATE);
   cr_expect(file_exists(lock), "the lock is not beside the file the link names");
-  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &second, err, sizeof err), -1);
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &second, &err), -1);
   farm_store_close(st);
   cr_expect_not(file_exists(lock));
 }
@@ -563,14 +564,14 @@ Test(store, a_lock_of_another_host_is_refused_with_how_to_break_it) {
   size_t n0 = 0, n1 = 0;
   char *before = test_slurp_file(db, &n0);
   write_lock(lock, 4242, "elsewhere.example");
-  char err[1024] = "";
-  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
+  mapf_diag err = {0};
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, &err), -1);
   snprintf(want, sizeof want,
            "%s: %s says a mapfarm process on another host is writing this database (pid 4242 on "
            "host elsewhere.example, started 2024-05-01T12:00:00Z), and this host cannot tell "
            "whether it still runs; if it does not, delete %s and run the command again",
            db, lock, lock);
-  cr_expect_str_eq(err, want);
+  cr_expect_str_eq(err.msg, want);
   char *after = test_slurp_file(db, &n1);
   cr_expect(n0 == n1 && memcmp(before, after, n0) == 0, "the database changed");
   free(before);
@@ -593,9 +594,9 @@ Test(store, a_foreign_file_at_the_lock_path_is_left_alone) {
   fputs("my own notes\n", f);
   fclose(f);
   farm_store *st = NULL;
-  char err[1024] = "";
-  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
-  cr_expect(strstr(err, "is not a mapfarm lock file") != NULL, "%s", err);
+  mapf_diag err = {0};
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, &err), -1);
+  cr_expect(strstr(err.msg, "is not a mapfarm lock file") != NULL, "%s", err.msg);
   char *text = test_slurp_file(lock, NULL);
   cr_expect_str_eq(text, "my own notes\n");
   free(text);
@@ -625,12 +626,12 @@ Test(store, readonly_open_of_missing_file_does_not_create_it) {
   char db[512];
   path_in(db, sizeof db, "missing.db");
   farm_store *st = NULL;
-  char err[512] = "";
-  cr_expect_eq(farm_store_open(db, FARM_STORE_READONLY, &st, err, sizeof err), -1);
+  mapf_diag err = {0};
+  cr_expect_eq(farm_store_open(db, FARM_STORE_READONLY, &st, &err), -1);
   cr_expect_null(st);
   char want[600];
   snprintf(want, sizeof want, "%s: no such database file", db);
-  cr_expect_str_eq(err, want);
+  cr_expect_str_eq(err.msg, want);
   cr_expect_not(file_exists(db));
 }
 
@@ -638,9 +639,9 @@ Test(store, create_in_missing_directory_fails_clearly) {
   char db[512];
   path_in(db, sizeof db, "no/such/dir/r.db");
   farm_store *st = NULL;
-  char err[512] = "";
-  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
-  cr_expect(strstr(err, ": cannot ") != NULL, "got: %s", err);
+  mapf_diag err = {0};
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, &err), -1);
+  cr_expect(strstr(err.msg, ": cannot ") != NULL, "got: %s", err.msg);
 }
 
 Test(store, refuses_read_only_file_in_create_mode) {
@@ -650,9 +651,9 @@ Test(store, refuses_read_only_file_in_create_mode) {
   farm_store_close(open_ok(db, FARM_STORE_CREATE));
   cr_assert_eq(chmod(db, 0444), 0);
   farm_store *st = NULL;
-  char err[512] = "";
-  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, err, sizeof err), -1);
-  cr_expect(strstr(err, "read-only") != NULL, "got: %s", err);
+  mapf_diag err = {0};
+  cr_expect_eq(farm_store_open(db, FARM_STORE_CREATE, &st, &err), -1);
+  cr_expect(strstr(err.msg, "read-only") != NULL, "got: %s", err.msg);
   /* Reading it is fine. */
   st = open_ok(db, FARM_STORE_READONLY);
   farm_store_close(st);
@@ -666,12 +667,12 @@ Test(store, readonly_store_refuses_writes) {
   mapf_grid *g = tiny_grid();
   job j;
   make_job(&j, 0, g);
-  char err[512] = "";
-  cr_expect_eq(farm_store_put(st, 0, &j.rec, 1, err, sizeof err), -1);
-  cr_expect(strstr(err, "opened read-only") != NULL, "got: %s", err);
+  mapf_diag err = {0};
+  cr_expect_eq(farm_store_put(st, 0, &j.rec, 1, &err), -1);
+  cr_expect(strstr(err.msg, "opened read-only") != NULL, "got: %s", err.msg);
   int64_t run = 0;
   farm_run_info info = {.plan_name = "p", .threads = 1, .shard = "1/1"};
-  cr_expect_eq(farm_store_run_begin(st, &info, &run, err, sizeof err), -1);
+  cr_expect_eq(farm_store_run_begin(st, &info, &run, &err), -1);
   farm_store_close(st);
   mapf_grid_free(g);
 }
@@ -691,8 +692,8 @@ Test(store, put_then_reopen_loads_every_key) {
 
   st = open_ok(db, FARM_STORE_READONLY);
   farm_keyset keys = {0};
-  char err[512] = "";
-  cr_assert_eq(farm_store_load_keys(st, &keys, 0, err, sizeof err), 0, "%s", err);
+  mapf_diag err = {0};
+  cr_assert_eq(farm_store_load_keys(st, &keys, 0, &err), 0, "%s", err.msg);
   cr_expect_eq(keys.n + keys.has_zero, 3);
   for (int i = 0; i < 3; i++) {
     mapf_hash128 k;
@@ -841,7 +842,8 @@ static void expect_stored_as_the_table_says(farm_store *st, const farm_record *r
 }
 
 Test(store, every_column_is_stored_as_its_row_says) {
-  char db[512], err[256];
+  char db[512];
+  mapf_diag err = {0};
   path_in(db, sizeof db, "r.db");
   mapf_grid *g = tiny_grid();
   job j[2];
@@ -865,7 +867,7 @@ Test(store, every_column_is_stored_as_its_row_says) {
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
   farm_run_info info = {.plan_name = "p", .threads = 1, .shard = "1/1"};
   int64_t run_id = 0;
-  cr_assert_eq(farm_store_run_begin(st, &info, &run_id, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_run_begin(st, &info, &run_id, &err), 0, "%s", err.msg);
   put_ok(st, run_id, recs, 2);
   expect_stored_as_the_table_says(st, &recs[0], run_id);
   expect_stored_as_the_table_says(st, &recs[1], run_id);
@@ -1038,14 +1040,14 @@ Test(store, bad_record_is_refused_and_nothing_is_written) {
   make_jobs(j, recs, 2, g);
   recs[1].job_key = "not-a-key";
   farm_store *st = open_ok(db, FARM_STORE_CREATE);
-  char err[512] = "";
-  cr_expect_eq(farm_store_put(st, 0, recs, 2, err, sizeof err), -1);
-  cr_expect(strstr(err, "record 1: job_key must be 32 hex digits, found \"not-a-key\"") != NULL,
+  mapf_diag err = {0};
+  cr_expect_eq(farm_store_put(st, 0, recs, 2, &err), -1);
+  cr_expect(strstr(err.msg, "record 1: job_key must be 32 hex digits, found \"not-a-key\"") != NULL,
             "got: %s", err);
   recs[1].job_key = j[1].key;
   j[1].agent[1].final = 12; /* outside the 4 x 3 grid */
-  cr_expect_eq(farm_store_put(st, 0, recs, 2, err, sizeof err), -1);
-  cr_expect(strstr(err, "agent 1 has a cell outside the 4x3 grid") != NULL, "got: %s", err);
+  cr_expect_eq(farm_store_put(st, 0, recs, 2, &err), -1);
+  cr_expect(strstr(err.msg, "agent 1 has a cell outside the 4x3 grid") != NULL, "got: %s", err.msg);
   cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 0);
   farm_store_close(st);
   mapf_grid_free(g);
@@ -1067,9 +1069,9 @@ Test(store, failure_inside_the_batch_rolls_back_all_of_it) {
            "'disk on fire'); END",
            j[2].key);
   cr_assert_eq(sqlite3_exec(farm_store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
-  char err[512] = "";
-  cr_expect_eq(farm_store_put(st, 0, recs, 3, err, sizeof err), -1);
-  cr_expect(strstr(err, "disk on fire") != NULL, "got: %s", err);
+  mapf_diag err = {0};
+  cr_expect_eq(farm_store_put(st, 0, recs, 3, &err), -1);
+  cr_expect(strstr(err.msg, "disk on fire") != NULL, "got: %s", err.msg);
   cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 0);
   cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results"), 0);
   /* The connection is usable afterwards. */
@@ -1092,8 +1094,8 @@ Test(store, run_begin_and_end_record_provenance) {
                         .plan_text = "name: quick\n", .plan_hash = "0123456789abcdef",
                         .threads = 2, .shard = "1/1", .jobs_total = 10, .jobs_pending = 4};
   int64_t run = 0, run2 = 0;
-  char err[512] = "";
-  cr_assert_eq(farm_store_run_begin(st, &info, &run, err, sizeof err), 0, "%s", err);
+  mapf_diag err = {0};
+  cr_assert_eq(farm_store_run_begin(st, &info, &run, &err), 0, "%s", err.msg);
   cr_expect_gt(run, 0);
   char t[512];
   q_text(st, "SELECT plan_name || '|' || plan_path || '|' || plan_text || '|' || plan_hash || "
@@ -1116,20 +1118,20 @@ Test(store, run_begin_and_end_record_provenance) {
   snprintf(sql, sizeof sql, "SELECT run_id = %lld FROM results", (long long)run);
   cr_expect_eq(q_int(st, sql), 1);
 
-  cr_assert_eq(farm_store_run_end(st, run, "done", 3, 1, 0, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_run_end(st, run, "done", 3, 1, 0, &err), 0, "%s", err.msg);
   q_text(st, "SELECT status || '|' || n_ok || '|' || n_limit || '|' || n_error || '|' || "
              "(ended_at >= started_at) FROM runs",
          t, sizeof t);
   cr_expect_str_eq(t, "done|3|1|0|1");
   cr_expect_eq(q_int(st, "SELECT stored FROM run_summary"), 1);
 
-  cr_assert_eq(farm_store_run_begin(st, &info, &run2, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(farm_store_run_begin(st, &info, &run2, &err), 0, "%s", err.msg);
   cr_expect_gt(run2, run);
-  cr_expect_eq(farm_store_run_end(st, run2, "finished", 0, 0, 0, err, sizeof err), -1);
-  cr_expect(strstr(err, "done, failed or interrupted") != NULL, "got: %s", err);
-  cr_expect_eq(farm_store_run_end(st, 999, "failed", 0, 0, 0, err, sizeof err), -1);
-  cr_expect(strstr(err, "no run 999") != NULL, "got: %s", err);
-  cr_expect_eq(farm_store_run_end(st, run2, "interrupted", 0, 0, 0, err, sizeof err), 0);
+  cr_expect_eq(farm_store_run_end(st, run2, "finished", 0, 0, 0, &err), -1);
+  cr_expect(strstr(err.msg, "done, failed or interrupted") != NULL, "got: %s", err.msg);
+  cr_expect_eq(farm_store_run_end(st, 999, "failed", 0, 0, 0, &err), -1);
+  cr_expect(strstr(err.msg, "no run 999") != NULL, "got: %s", err.msg);
+  cr_expect_eq(farm_store_run_end(st, run2, "interrupted", 0, 0, 0, &err), 0);
   farm_store_close(st);
   mapf_grid_free(g);
 }
