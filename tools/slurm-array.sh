@@ -24,8 +24,8 @@
 #
 # Finishing a failed or timed-out array: submit again with the same PLAN, N and RESULTS (the
 # merge job prints the command). A task first copies its shard database back from RESULTS and
-# resumes it (jobs already there are not run again), and merging is idempotent (README.md,
-# "Running one plan on many machines"); TASKS=2,5 submits only those tasks (and a new merge).
+# resumes it (jobs already there are not run again), and merging is idempotent
+# (docs/scaling.md, docs/database.md); TASKS=2,5 submits only those tasks (and a new merge).
 # Keep N the same between submissions: the shards are defined by it. A task that Slurm
 # requeues (scontrol requeue, preemption) resumes the same way; the merge job, if it has
 # already run, then needs a submission with TASKS set to that task.
