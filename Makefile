@@ -16,6 +16,9 @@ PLAN ?= configs/quick.yaml
 DB ?= results.db
 PREFIX ?= /usr/local
 PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev sqlite3 libcriterion-dev libpng-dev pkg-config util-linux bc time gnuplot-nox
+# For tests/slurm (a single-node Slurm on localhost), installed without the recommended plugins
+# (some 35 packages more). Optional outside CI: the test says it is skipped without them.
+SLURM_PACKAGES = slurmctld slurmd slurm-client munge
 
 .PHONY: all deps build run test sanitize bench install clean
 
@@ -27,17 +30,25 @@ deps:
 	@if ! command -v dpkg-query >/dev/null 2>&1; then \
 	  echo "no dpkg-query: packages not checked (CMake names any library that is missing)"; exit 0; \
 	fi; \
-	missing=""; \
-	for p in $(PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
-	  else \
-	    echo "missing packages; run:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
+	installed() { dpkg-query -W -f='$${Status}' $$1 2>/dev/null | grep -q "install ok installed"; }; \
+	missing=""; slurm=""; \
+	for p in $(PACKAGES); do installed $$p || missing="$$missing $$p"; done; \
+	for p in $(SLURM_PACKAGES); do installed $$p || slurm="$$slurm $$p"; done; \
+	if [ -n "$$missing$$slurm" ] && [ "$$(id -u)" = 0 ]; then \
+	  echo "installing:$$missing$$slurm"; \
+	  apt-get update -qq || exit 1; \
+	  if [ -n "$$missing" ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	  fi; \
+	  if [ -n "$$slurm" ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$slurm >/dev/null || exit 1; \
+	  fi; \
+	elif [ -n "$$missing" ]; then \
+	  echo "missing packages; run:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
+	elif [ -n "$$slurm" ]; then \
+	  echo "the Slurm test (tests/slurm) is skipped without:$$slurm; to run it:"; \
+	  echo "  sudo apt-get install -y --no-install-recommends$$slurm"; \
+	  if [ "$$CI" = true ]; then exit 1; fi; \
 	fi
 
 $(BUILD)/Makefile: CMakeLists.txt
