@@ -19,6 +19,8 @@ PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev sqlite3 libcriter
 # For tests/slurm (a single-node Slurm on localhost), installed without the recommended plugins
 # (some 35 packages more). Optional outside CI: the test says it is skipped without them.
 SLURM_PACKAGES = slurmctld slurmd slurm-client munge
+# Only the tests want them: `make run` as root installs no Slurm.
+test sanitize: SLURM_WANTED = 1
 
 .PHONY: all deps build run test sanitize bench install clean
 
@@ -33,7 +35,7 @@ deps:
 	installed() { dpkg-query -W -f='$${Status}' $$1 2>/dev/null | grep -q "install ok installed"; }; \
 	missing=""; slurm=""; \
 	for p in $(PACKAGES); do installed $$p || missing="$$missing $$p"; done; \
-	for p in $(SLURM_PACKAGES); do installed $$p || slurm="$$slurm $$p"; done; \
+	for p in $(if $(SLURM_WANTED),$(SLURM_PACKAGES)); do installed $$p || slurm="$$slurm $$p"; done; \
 	if [ -n "$$missing$$slurm" ] && [ "$$(id -u)" = 0 ]; then \
 	  echo "installing:$$missing$$slurm"; \
 	  apt-get update -qq || exit 1; \
