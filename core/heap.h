@@ -12,8 +12,9 @@
  *   type prefix_pop(type *heap, int32_t *len)
  *        removes and returns the first entry (*len > 0).
  *
- * Sifting is the textbook one, with two comparisons per level: the orders these searches use
- * compare reals with an epsilon, which is not transitive, so a heap that sifted otherwise could
+ * The functions are inline: called through a wrapper, a plain static copy cost DM 2% more
+ * instructions (callgrind). Sifting is the textbook one, with two comparisons per level: the
+ * orders these searches use compare reals with an epsilon, which is not transitive, so a heap that sifted otherwise could
  * break a near-tie the other way and change results. The two open lists that decide speed keep
  * their own heaps: RTAA*'s and A*'s (search_int.h) compare one integer key and sift Floyd's way,
  * FAR's (far.c) is 4-ary and tracks each cell's position to lower keys in place. */
@@ -24,7 +25,8 @@
 #include <stdlib.h>
 
 #define MAPF__HEAP_DEFINE(prefix, type, before)                                                  \
-  static int prefix##_push(type **heap, int32_t *len, int32_t *cap, int32_t first_cap, type e) { \
+  static inline int prefix##_push(type **heap, int32_t *len, int32_t *cap, int32_t first_cap,  \
+                                  type e) {                                                    \
     if (*len == *cap) {                                                                          \
       int32_t ncap = *cap ? *cap + *cap / 2 : first_cap;                                         \
       type *h = realloc(*heap, (size_t)ncap * sizeof *h);                                        \
@@ -44,7 +46,7 @@
     return 0;                                                                                    \
   }                                                                                              \
                                                                                                  \
-  static type prefix##_pop(type *h, int32_t *len) {                                              \
+  static inline type prefix##_pop(type *h, int32_t *len) {                                         \
     type top = h[0];                                                                             \
     int32_t n = --*len;                                                                          \
     if (n > 0) {                                                                                 \
