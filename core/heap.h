@@ -15,9 +15,10 @@
  * The functions are inline: called through a wrapper, a plain static copy cost DM 2% more
  * instructions (callgrind). Sifting is the textbook one, with two comparisons per level: the
  * orders these searches use compare reals with an epsilon, which is not transitive, so a heap
- * that sifted otherwise could break a near-tie the other way and change results. The two open lists that decide speed keep
- * their own heaps: RTAA*'s and A*'s (search_int.h) compare one integer key and sift Floyd's way,
- * FAR's (far.c) is 4-ary and tracks each cell's position to lower keys in place. */
+ * that sifted otherwise could break a near-tie the other way and change results. The two open
+ * lists that decide speed keep their own heaps: RTAA*'s and A*'s (search_int.h) compare one
+ * integer key and sift Floyd's way, FAR's (far.c) is 4-ary and tracks each cell's position to
+ * lower keys in place. */
 #ifndef MAPF_HEAP_H
 #define MAPF_HEAP_H
 

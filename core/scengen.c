@@ -554,11 +554,11 @@ static void draw_from(int32_t *cells, int32_t m, int32_t n, mapf_rng *r, int32_t
   }
 }
 
-/* tight-to-tight and tight-to-wide (Fig. 5.4): a start cluster of ceil(n / ds) cells and a
- * disjoint goal cluster of ceil(n / dg) cells, grown by BFS from two centres of one component
- * (scengen.h). ds is the density of the start cluster, dg that of the goal cluster (the same
- * for tight-to-tight, tight-to-wide's `wide`); the caller has checked n and both. Draws: the start centre, the goal centre, n
- * starts, n goals. O(ncells) memory for the marks; O(component) time. */
+/* tight-to-tight and tight-to-wide (Fig. 5.4): a start cluster of ceil(n / ds) cells and a disjoint
+ * goal cluster of ceil(n / dg) cells, grown by BFS from two centres of one component (scengen.h).
+ * ds is the density of the start cluster, dg that of the goal cluster (the same for tight-to-tight,
+ * tight-to-wide's `wide`); the caller has checked n and both. Draws: the start centre, the goal
+ * centre, n starts, n goals. O(ncells) memory for the marks; O(component) time. */
 static int gen_clusters(const mapf_grid *g, const char *gen, int32_t n, double ds, double dg,
                         uint64_t seed, mapf_instance **out, mapf_diag *d) {
   int rc = MAPF_OK;

@@ -51,7 +51,7 @@ static int make_dirs(const char *dir, mapf_diag *err) {
     struct stat sb;
     if (mkdir(path, 0777) != 0 && (errno != EEXIST || stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
       farm_err(err, "%s: cannot create the directory: %s", path,
-                   errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
+               errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
       return -1;
     }
     *p = c;
@@ -205,8 +205,8 @@ static int read_instance(ctx *c, const inst_row *r, const mapf_grid *g, mapf_ins
   mapf_instance *inst = id >= 0 ? mapf_instance_new(r->agents) : NULL;
   if (!inst) {
     farm_err(c->err, "instance %s (%s, %s, %d agents, instance %d): %s", r->key,
-                 r->map, r->generator, (int)r->agents, (int)r->instance,
-                 id < 0 ? "no job with agent rows" : "out of memory");
+             r->map, r->generator, (int)r->agents, (int)r->instance,
+             id < 0 ? "no job with agent rows" : "out of memory");
     return -1;
   }
   s = c->agents;
@@ -225,8 +225,8 @@ static int read_instance(ctx *c, const inst_row *r, const mapf_grid *g, mapf_ins
   sqlite3_reset(s);
   if (n != r->agents) {
     farm_err(c->err, "instance %s (%s): the agent rows of result %" PRId64 " do not make %d "
-                 "agents on the %dx%d map",
-                 r->key, r->map, id, (int)r->agents, (int)g->width, (int)g->height);
+             "agents on the %dx%d map",
+             r->key, r->map, id, (int)r->agents, (int)g->width, (int)g->height);
     mapf_instance_free(inst);
     return -1;
   }
@@ -289,8 +289,8 @@ static int write_all(ctx *c, const plans *ps) {
     const mapf_grid *g = plans_grid(ps, r->map_hash);
     if (!g) {
       farm_err(c->err, "map %s (content hash %016" PRIx64 ") is not among the maps of the "
-                   "plans in the database%s%s; give its directory with --maps DIR",
-                   r->map, r->map_hash, ps->first_error[0] ? ": " : "", ps->first_error);
+               "plans in the database%s%s; give its directory with --maps DIR",
+               r->map, r->map_hash, ps->first_error[0] ? ": " : "", ps->first_error);
       rc = -1;
       break;
     }
@@ -384,9 +384,10 @@ static int read_rows(ctx *c) {
   for (int32_t i = 0; i < c->nlabels; i++)
     for (int32_t j = 0; j < i; j++)
       if (strcmp(c->dirs[i], c->dirs[j]) == 0) {
-        farm_err(c->err, "labels \"%s\" and \"%s\" both become the directory \"%s\"; rename one in the "
-                     "plan",
-                     c->labels[j], c->labels[i], c->dirs[i]);
+        farm_err(c->err,
+                 "labels \"%s\" and \"%s\" both become the directory \"%s\"; rename one in the "
+                 "plan",
+                 c->labels[j], c->labels[i], c->dirs[i]);
         return -1;
       }
 

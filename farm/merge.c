@@ -103,7 +103,7 @@ static int cols_load(merger *m, const char *table, const char *skip, col_list *c
   sqlite3_finalize(s);
   if (rc != SQLITE_OK || c->n == 0) {
     farm_err(m->err, "%s: cannot read the columns of %s: %s", m->out_path, table,
-                 rc != SQLITE_OK ? sqlite3_errstr(rc) : "no such table");
+             rc != SQLITE_OK ? sqlite3_errstr(rc) : "no such table");
     return -1;
   }
   return 0;
@@ -214,8 +214,8 @@ static int merger_init(merger *m) {
   }
   if (missing) {
     farm_err(m->err, "%s: not the database layout of this mapfarm (a column of runs, results or "
-                 "agent_results is missing)",
-                 m->out_path);
+             "agent_results is missing)",
+             m->out_path);
     return -1;
   }
   /* What OUT holds under a key: the columns compared, in m->compared order. */
@@ -230,7 +230,8 @@ static int merger_init(merger *m) {
       prepare_owned(m->out, insert_sql("results", &m->results), &m->put_result, p, m->err) < 0 ||
       prepare_owned(m->out, dup_sql("DELETE FROM agent_results WHERE result_id = ?1"),
                     &m->clear_agents, p, m->err) < 0 ||
-      prepare_owned(m->out, insert_sql("agent_results", &m->agents), &m->put_agent, p, m->err) < 0 ||
+      prepare_owned(m->out, insert_sql("agent_results", &m->agents), &m->put_agent, p,
+                    m->err) < 0 ||
       prepare_owned(m->out, dup_sql("DELETE FROM coherence_series WHERE result_id = ?1"),
                     &m->clear_series, p, m->err) < 0 ||
       prepare_owned(m->out,
@@ -364,7 +365,7 @@ static int copy_runs(merger *m, int32_t idx, sqlite3_stmt *in_runs, const char *
     sqlite3_clear_bindings(m->find_run);
     if (frc != SQLITE_ROW && frc != SQLITE_DONE) {
       farm_err(m->err, "%s: cannot look up a run: %s", m->out_path,
-                   sqlite3_errmsg(m->out));
+               sqlite3_errmsg(m->out));
       return -1;
     }
     if (frc == SQLITE_ROW && out_running && !in_running) {
@@ -403,7 +404,7 @@ static int copy_runs(merger *m, int32_t idx, sqlite3_stmt *in_runs, const char *
   }
   if (rc != SQLITE_DONE) {
     farm_err(m->err, "%s: cannot read runs: %s", path,
-                 sqlite3_errmsg(sqlite3_db_handle(in_runs)));
+             sqlite3_errmsg(sqlite3_db_handle(in_runs)));
     return -1;
   }
   return 0;
@@ -484,7 +485,7 @@ static int copy_agents(merger *m, int32_t idx, sqlite3_stmt *in_agents, int64_t 
   sqlite3_clear_bindings(in_agents);
   if (rc != SQLITE_DONE) {
     farm_err(m->err, "%s: cannot read agent rows: %s", fi->path,
-                 sqlite3_errmsg(sqlite3_db_handle(in_agents)));
+             sqlite3_errmsg(sqlite3_db_handle(in_agents)));
     return -1;
   }
   /* The job's coherence samples, the same way. */
@@ -505,7 +506,7 @@ static int copy_agents(merger *m, int32_t idx, sqlite3_stmt *in_agents, int64_t 
   sqlite3_reset(m->in_series);
   if (rc != SQLITE_DONE) {
     farm_err(m->err, "%s: cannot read coherence rows: %s", fi->path,
-                 sqlite3_errmsg(sqlite3_db_handle(m->in_series)));
+             sqlite3_errmsg(sqlite3_db_handle(m->in_series)));
     return -1;
   }
   return 0;
@@ -532,7 +533,7 @@ static int copy_results(merger *m, int32_t idx, sqlite3_stmt *in_res, sqlite3_st
     if (frc == SQLITE_ROW) continue;
     if (frc != SQLITE_DONE) {
       farm_err(m->err, "%s: cannot look up job %s: %s", m->out_path, key,
-                   sqlite3_errmsg(m->out));
+               sqlite3_errmsg(m->out));
       return -1;
     }
     sqlite3_stmt *p = m->put_result;
@@ -566,7 +567,7 @@ static int copy_results(merger *m, int32_t idx, sqlite3_stmt *in_res, sqlite3_st
   }
   if (rc != SQLITE_DONE) {
     farm_err(m->err, "%s: cannot read results: %s", fi->path,
-                 sqlite3_errmsg(sqlite3_db_handle(in_res)));
+             sqlite3_errmsg(sqlite3_db_handle(in_res)));
     return -1;
   }
   return 0;
@@ -690,7 +691,7 @@ int farm_merge(const char *out_path, const char *const *in_paths, int32_t n,
     if (out_exists && stat(in_paths[i], &is) == 0 && is.st_dev == os.st_dev &&
         is.st_ino == os.st_ino) {
       farm_err(err, "%s: is the output database; it cannot also be an input",
-                   in_paths[i]);
+               in_paths[i]);
       return FARM_MERGE_BAD_INPUT;
     }
     farm_store *st = NULL;

@@ -27,7 +27,7 @@ static double col_real(sqlite3_stmt *s, int c) {
 
 static int read_failed(sqlite3 *db, mapf_diag *err) {
   farm_err(err, "%s: cannot read the database: %s", sqlite3_db_filename(db, "main"),
-               sqlite3_errmsg(db));
+           sqlite3_errmsg(db));
   return -1;
 }
 

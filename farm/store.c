@@ -187,7 +187,7 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, mapf_di
   }
   if ((rc & 0xff) == SQLITE_CORRUPT) {
     farm_err(err, "%s: damaged database (%s); left untouched", path,
-                 sqlite3_errmsg(db));
+             sqlite3_errmsg(db));
     return -1;
   }
   if (rc != SQLITE_OK) {
@@ -201,14 +201,15 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, mapf_di
   }
   if (app_id != FARM_APPLICATION_ID) {
     farm_err(err, "%s: not a mapfarm database (application_id 0x%08" PRIx32 ", expected "
-                 "0x%08x); left untouched",
-                 path, app_id, (unsigned)FARM_APPLICATION_ID);
+             "0x%08x); left untouched",
+             path, app_id, (unsigned)FARM_APPLICATION_ID);
     return -1;
   }
   if (ours != 3) {
-    farm_err(err, "%s: damaged mapfarm database: tables runs, results and agent_results are not all "
-                 "there",
-                 path);
+    farm_err(err,
+             "%s: damaged mapfarm database: tables runs, results and agent_results are not all "
+             "there",
+             path);
     return -1;
   }
   if (version >= FARM_SCHEMA_OLDEST && version < FARM_SCHEMA_VERSION) {
@@ -220,12 +221,12 @@ static int classify(sqlite3 *db, const char *path, int *fresh, int *old, mapf_di
     /* No migration from older versions: such a file stays readable by the mapfarm that
      * wrote it. */
     farm_err(err, "%s: mapfarm database of schema version %" PRId64 "%s; this mapfarm reads "
-                 "schema versions %d to %d only; left untouched",
-                 path, version,
-                 version > FARM_SCHEMA_VERSION ? " (written by a newer mapfarm)"
-                 : version > 0                 ? " (written by an older mapfarm)"
-                                               : "",
-                 FARM_SCHEMA_OLDEST, FARM_SCHEMA_VERSION);
+             "schema versions %d to %d only; left untouched",
+             path, version,
+             version > FARM_SCHEMA_VERSION ? " (written by a newer mapfarm)"
+             : version > 0                 ? " (written by an older mapfarm)"
+                                           : "",
+             FARM_SCHEMA_OLDEST, FARM_SCHEMA_VERSION);
     return -1;
   }
   *fresh = 0;
@@ -316,7 +317,7 @@ static int probe(const char *path, int *fresh, int *old, mapf_diag *err) {
   sqlite3_free(uri);
   if (rc != SQLITE_OK) {
     farm_err(err, "%s: cannot open: %s", path,
-                 db ? sqlite3_errmsg(db) : "out of memory");
+             db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_close(db);
     return -1;
   }
@@ -358,8 +359,8 @@ static int set_wal(sqlite3 *db, const char *path, mapf_diag *err) {
   sqlite3_finalize(s);
   if (strcmp(mode, "wal") != 0) {
     farm_err(err, "%s: the file system does not support WAL mode (journal mode is \"%s\"); put the "
-                 "database on a local disk",
-                 path, mode);
+             "database on a local disk",
+             path, mode);
     return -1;
   }
   return 0;
@@ -439,7 +440,7 @@ static int compiled_views(view_defs *v, mapf_diag *err) {
   }
   if (rc != SQLITE_OK)
     farm_err(err, "cannot build the views of schema/views.sql: %s",
-                 mem ? sqlite3_errmsg(mem) : "out of memory");
+             mem ? sqlite3_errmsg(mem) : "out of memory");
   sqlite3_finalize(s);
   sqlite3_close(mem);
   if (rc != SQLITE_OK) view_defs_free(v);
@@ -618,7 +619,7 @@ fail:
 static int prepare(farm_store *st, const char *sql, sqlite3_stmt **s, mapf_diag *err) {
   if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s, NULL) != SQLITE_OK) {
     farm_err(err, "%s: cannot prepare a statement: %s", st->path,
-                 sqlite3_errmsg(st->db));
+             sqlite3_errmsg(st->db));
     return -1;
   }
   return 0;
@@ -742,14 +743,14 @@ static int lock_take(farm_store *st, mapf_diag *err) {
     }
     if (fd < 0) {
       farm_err(err, "%s: cannot create its lock file %s: %s", path, lp,
-                   strerror(oe));
+               strerror(oe));
       return -1;
     }
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
       close(fd);
       farm_err(err, "%s: %s is not a regular file; move it away to write %s", path,
-                   lp, path);
+               lp, path);
       return -1;
     }
     lock_owner o;
@@ -768,13 +769,13 @@ static int lock_take(farm_store *st, mapf_diag *err) {
       close(fd);
       if (o.state == 1)
         farm_err(err, "%s: another mapfarm process is writing this database (pid %ld on host %s, "
-                     "started %s); wait until it ends, or write to another file",
-                     path, o.pid, o.host, o.started);
+                 "started %s); wait until it ends, or write to another file",
+                 path, o.pid, o.host, o.started);
       else
         farm_err(err, "%s: another process is writing this database (it holds %s, which does "
-                     "not say which process it is); wait until it ends, or write to another "
-                     "file",
-                     path, lp);
+                 "not say which process it is); wait until it ends, or write to another "
+                 "file",
+                 path, lp);
       return -1;
     }
     if (!lock_is_current(fd, lp)) { /* its holder deleted it as we opened it: start again */
@@ -785,15 +786,15 @@ static int lock_take(farm_store *st, mapf_diag *err) {
     if (o.state < 0) {
       close(fd);
       farm_err(err, "%s: %s is not a mapfarm lock file; move it away to write %s",
-                   path, lp, path);
+               path, lp, path);
       return -1;
     }
     if (o.state == 1 && strcmp(o.host, host) != 0) {
       close(fd);
       farm_err(err, "%s: %s says a mapfarm process on another host is writing this database "
-                   "(pid %ld on host %s, started %s), and this host cannot tell whether it "
-                   "still runs; if it does not, delete %s and run the command again",
-                   path, lp, o.pid, o.host, o.started, lp);
+               "(pid %ld on host %s, started %s), and this host cannot tell whether it "
+               "still runs; if it does not, delete %s and run the command again",
+               path, lp, o.pid, o.host, o.started, lp);
       return -1;
     }
     if (o.state == 1)
@@ -810,7 +811,7 @@ static int lock_take(farm_store *st, mapf_diag *err) {
       close(fd);
       if (gone) continue;
       farm_err(err, "%s: cannot replace the stale lock file %s: %s", path, lp,
-                   strerror(e));
+               strerror(e));
       return -1;
     }
     if (lock_write(fd, host) < 0) {
@@ -825,7 +826,7 @@ static int lock_take(farm_store *st, mapf_diag *err) {
     return 0;
   }
   farm_err(err, "%s: cannot take the lock %s: other processes keep replacing it",
-               path, lp);
+           path, lp);
   return -1;
 }
 
@@ -917,7 +918,7 @@ int farm_store_open(const char *path, int mode, farm_store **out, mapf_diag *err
   if (rc != SQLITE_OK) {
     int sys = st->db ? sqlite3_system_errno(st->db) : 0;
     farm_err(err, "%s: cannot %s: %s", path, exists ? "open" : "create",
-                 sys ? strerror(sys) : st->db ? sqlite3_errmsg(st->db) : "out of memory");
+             sys ? strerror(sys) : st->db ? sqlite3_errmsg(st->db) : "out of memory");
     goto fail;
   }
   sqlite3_extended_result_codes(st->db, 1);
@@ -1065,7 +1066,8 @@ static void getcpu(char *cpu, size_t n) {
   fclose(f);
 }
 
-int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run_id, mapf_diag *err) {
+int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run_id,
+                         mapf_diag *err) {
   if (refuse_readonly(st, err) < 0) return -1;
   char host[256], cpu[256];
   gethost(host, sizeof host);
@@ -1097,7 +1099,7 @@ int farm_store_run_end(farm_store *st, int64_t run_id, const char *status, int64
   if (!status || (strcmp(status, "done") != 0 && strcmp(status, "failed") != 0 &&
                   strcmp(status, "interrupted") != 0)) {
     farm_err(err, "run status must be done, failed or interrupted, not \"%s\"",
-                 status ? status : "(null)");
+             status ? status : "(null)");
     return -1;
   }
   sqlite3_stmt *s = st->run_end;
@@ -1123,7 +1125,7 @@ int farm_store_load_keys(farm_store *st, farm_keyset *keys, int flags, mapf_diag
     mapf_hash128 k;
     if (!text || mapf_hash128_parse(text, &k) < 0) {
       farm_err(err, "%s: results holds a malformed job_key \"%s\"", st->path,
-                   text ? text : "NULL");
+               text ? text : "NULL");
       sqlite3_reset(s);
       return -1;
     }
@@ -1147,13 +1149,13 @@ static int agents_max(farm_store *st, mapf_diag *err) {
   int rc = sqlite3_step(st->agents_max);
   if (rc == SQLITE_ROW) st->agents_top = sqlite3_column_int64(st->agents_max, 0);
   else farm_err(err, "%s: cannot read agent_results: %s", st->path,
-                    sqlite3_errmsg(st->db));
+                sqlite3_errmsg(st->db));
   sqlite3_reset(st->agents_max);
   if (rc != SQLITE_ROW) return -1;
   rc = sqlite3_step(st->series_max);
   if (rc == SQLITE_ROW) st->series_top = sqlite3_column_int64(st->series_max, 0);
   else farm_err(err, "%s: cannot read coherence_series: %s", st->path,
-                    sqlite3_errmsg(st->db));
+                sqlite3_errmsg(st->db));
   sqlite3_reset(st->series_max);
   return rc == SQLITE_ROW ? 0 : -1;
 }
@@ -1167,7 +1169,7 @@ static int check_record(const farm_store *st, const farm_record *r, int32_t i, m
   mapf_hash128 k;
   if (!r->job_key || mapf_hash128_parse(r->job_key, &k) < 0) {
     farm_err(err, "%s: record %d: job_key must be 32 hex digits, found \"%s\"",
-                 st->path, i, r->job_key ? r->job_key : "(null)");
+             st->path, i, r->job_key ? r->job_key : "(null)");
     return -1;
   }
   const char *missing = !r->map         ? "map"
@@ -1184,13 +1186,13 @@ static int check_record(const farm_store *st, const farm_record *r, int32_t i, m
   const mapf_result *res = r->res;
   if ((unsigned)res->status > MAPF_STATUS_ERROR || (unsigned)res->limit > MAPF_LIMIT_EXPANSIONS) {
     farm_err(err, "%s: record %d (%s): invalid status %d or limit %d", st->path, i,
-                 r->job_key, (int)res->status, (int)res->limit);
+             r->job_key, (int)res->status, (int)res->limit);
     return -1;
   }
   if (res->status == MAPF_STATUS_ERROR || res->agents <= 0) return 0;
   if (!res->agent || !r->grid) {
     farm_err(err, "%s: record %d (%s): a finished job needs its agent results and grid",
-                 st->path, i, r->job_key);
+             st->path, i, r->job_key);
     return -1;
   }
   for (int32_t a = 0; a < res->agents; a++) {
@@ -1198,7 +1200,7 @@ static int check_record(const farm_store *st, const farm_record *r, int32_t i, m
     if (!cell_ok(r->grid, ag->start) || !cell_ok(r->grid, ag->goal) ||
         !cell_ok(r->grid, ag->final)) {
       farm_err(err, "%s: record %d (%s): agent %d has a cell outside the %dx%d grid",
-                   st->path, i, r->job_key, a, r->grid->width, r->grid->height);
+               st->path, i, r->job_key, a, r->grid->width, r->grid->height);
       return -1;
     }
   }
@@ -1295,7 +1297,7 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
     id = rc == SQLITE_ROW ? sqlite3_column_int64(f, 0) : -1;
     if (rc != SQLITE_ROW)
       farm_err(err, "%s: cannot find the row of job %s: %s", st->path, r->job_key,
-                   rc == SQLITE_DONE ? "it is not there" : sqlite3_errmsg(st->db));
+               rc == SQLITE_DONE ? "it is not there" : sqlite3_errmsg(st->db));
     sqlite3_reset(f);
     sqlite3_clear_bindings(f);
     if (id < 0) return -1;

@@ -85,7 +85,8 @@ typedef struct farm_run_info {
 
 /* Inserts a row into `runs` with the code version, compiler, host and start time. Returns 0
  * and *run_id, or -1 with err. */
-int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run_id, mapf_diag *err);
+int farm_store_run_begin(farm_store *st, const farm_run_info *info, int64_t *run_id,
+                         mapf_diag *err);
 
 /* Records the end of a run: status ("done", "failed", "interrupted"), end time and counts. */
 int farm_store_run_end(farm_store *st, int64_t run_id, const char *status, int64_t n_ok,
