@@ -2,7 +2,8 @@
 #   make run    installs missing packages, builds, runs configs/quick.yaml into results.db and
 #               prints its completion-rate table
 #   make test   installs missing packages, builds, runs every test (the build requires
-#               Criterion: MAPFARM_TESTS=ON, so the tests cannot be left out)
+#               Criterion: MAPFARM_TESTS=ON, so the tests cannot be left out); the viewer's
+#               browser test needs chromium and tools/viewer's npm packages, installed here too
 #   make sanitize   the test suite built with AddressSanitizer and UBSan (CI runs it)
 #   make bench  benchmarks that print figures (never part of the tests)
 #   make install    builds and installs into PREFIX (default /usr/local; DESTDIR respected):
@@ -15,9 +16,13 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PLAN ?= configs/quick.yaml
 DB ?= results.db
 PREFIX ?= /usr/local
-PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev sqlite3 libcriterion-dev libpng-dev pkg-config util-linux bc time gnuplot-nox
+PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev sqlite3 libcriterion-dev libpng-dev zlib1g-dev pkg-config util-linux bc time gnuplot-nox chromium
+# PACKAGE:COMMAND, checked by command: a Node.js from elsewhere (NodeSource's) bundles npm and
+# conflicts with Debian's npm package.
+NODE_PACKAGES = nodejs:node npm:npm
+VIEWER = tools/viewer
 
-.PHONY: all deps build run test sanitize bench install clean
+.PHONY: all deps viewer-deps build run test sanitize bench install clean
 
 all: build
 
@@ -31,6 +36,9 @@ deps:
 	for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
+	for pc in $(NODE_PACKAGES); do \
+	  command -v $${pc#*:} >/dev/null 2>&1 || missing="$$missing $${pc%%:*}"; \
+	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing:$$missing"; \
@@ -39,6 +47,14 @@ deps:
 	    echo "missing packages; run:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
 	  fi; \
 	fi
+
+# The viewer test's npm packages (puppeteer-core, which downloads no browser), from
+# package-lock.json, again whenever package.json or the lock file is newer than the install.
+$(VIEWER)/node_modules/.installed: $(VIEWER)/package.json $(VIEWER)/package-lock.json
+	cd $(VIEWER) && npm ci --no-audit --no-fund
+	touch $@
+
+viewer-deps: deps $(VIEWER)/node_modules/.installed
 
 $(BUILD)/Makefile: CMakeLists.txt
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -50,12 +66,12 @@ run: build
 	$(BUILD)/mapfarm run $(PLAN) --db $(DB)
 	$(BUILD)/mapfarm report --db $(DB) completion-rate
 
-test: deps
+test: deps viewer-deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPFARM_TESTS=ON >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-sanitize: deps
+sanitize: deps viewer-deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPFARM_TESTS=ON -DMAPFARM_ASAN=ON -DMAPFARM_UBSAN=ON -DMAPFARM_CHECK_INVARIANTS=ON >/dev/null
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS)
