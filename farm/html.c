@@ -235,7 +235,7 @@ static const char *base_name(const char *path) {
 /* The page into path.tmp, then renamed: a reader of path never sees half a page, and a failed
  * write leaves an older file at path alone. */
 static int write_page_file(const char *path, const char *title, const char *map_path,
-                           const char *map, const char *trace_path, const char *trace, char *err,
+                           const char *map, const char *trace_name, const char *trace, char *err,
                            size_t errlen) {
   size_t len = strlen(path);
   char *tmp = malloc(len + 5);
@@ -252,8 +252,8 @@ static int write_page_file(const char *path, const char *title, const char *map_
     return -1;
   }
   char why[256] = "";
-  int rc = write_page(f, title, map_path ? base_name(map_path) : NULL, map,
-                      base_name(trace_path), trace, why, sizeof why);
+  int rc = write_page(f, title, map_path ? base_name(map_path) : NULL, map, trace_name, trace,
+                      why, sizeof why);
   if (fclose(f) != 0 && rc == 0) {
     snprintf(why, sizeof why, "cannot write the page: %s", strerror(errno));
     rc = -1;
@@ -270,18 +270,34 @@ static int write_page_file(const char *path, const char *title, const char *map_
   return rc;
 }
 
-int farm_html_write_file(const char *path, const char *title, const char *map_path,
-                         const char *trace_path, char *err, size_t errlen) {
-  if (!path || !*path || !trace_path) {
+int farm_html_save(const char *path, const char *title, const char *map_path,
+                   const char *trace_name, const char *trace_text, char *err, size_t errlen) {
+  if (!path || !*path) {
     farm_set_err(err, errlen, "no file name given");
     return -1;
   }
-  char *map = NULL, *trace = slurp(trace_path, err, errlen);
+  char *map = NULL;
   int rc = -1;
-  if (trace && (!map_path || (map = slurp(map_path, err, errlen))) &&
-      check_texts(map, map_path, trace, trace_path, err, errlen) == 0)
-    rc = write_page_file(path, title, map_path, map, trace_path, trace, err, errlen);
+  const char *label = trace_name ? trace_name : "the trace";
+  if ((!map_path || (map = slurp(map_path, err, errlen))) &&
+      check_texts(map, map_path, trace_text, label, err, errlen) == 0)
+    rc = write_page_file(path, title, map_path, map, trace_name, trace_text, err, errlen);
   free(map);
+  return rc;
+}
+
+int farm_html_write_file(const char *path, const char *title, const char *map_path,
+                         const char *trace_path, char *err, size_t errlen) {
+  if (!trace_path) {
+    farm_set_err(err, errlen, "no trace given");
+    return -1;
+  }
+  char *trace = slurp(trace_path, err, errlen);
+  if (!trace) return -1;
+  /* Messages name the trace by its path; the page, by its base name. */
+  int rc = -1;
+  if (check_texts(NULL, NULL, trace, trace_path, err, errlen) == 0)
+    rc = farm_html_save(path, title, map_path, base_name(trace_path), trace, err, errlen);
   free(trace);
   return rc;
 }

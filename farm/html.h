@@ -33,4 +33,9 @@ int farm_html_write(FILE *out, const char *title, const char *map_text, const ch
 int farm_html_write_file(const char *path, const char *title, const char *map_path,
                          const char *trace_path, char *err, size_t errlen);
 
+/* The same with the trace in memory (as `solve --html` without `--trace` has it): trace_name
+ * (NULL: none) is the name the page's messages use. */
+int farm_html_save(const char *path, const char *title, const char *map_path,
+                   const char *trace_name, const char *trace_text, char *err, size_t errlen);
+
 #endif

@@ -160,6 +160,24 @@ Test(viewer, page_from_files) {
   cr_assert_str_eq(err, want);
   char *again = test_slurp_file(page, NULL);
   cr_assert_str_eq(again, text, "a refused page replaced the old one");
+  /* The trace in memory (solve --html without --trace): named, or not. */
+  cr_assert_eq(farm_html_save(page, "run", map, "mem.trace", "agents=1\nsolution=\n0:(1,1),\n", err,
+                              sizeof err),
+               0, "%s", err);
+  char *saved = test_slurp_file(page, NULL);
+  cr_assert(strstr(saved, "<script type=\"text/plain\" id=\"trace\" data-name=\"mem.trace\">"
+                          "agents=1\nsolution=\n0:(1,1),\n</script>"));
+  free(saved);
+  cr_assert_eq(farm_html_save(page, NULL, NULL, NULL, "agents=1\nsolution=\n0:(1,1),\n", err,
+                              sizeof err),
+               0, "%s", err);
+  saved = test_slurp_file(page, NULL);
+  cr_assert(strstr(saved, "<script type=\"text/plain\" id=\"map\"></script>"));
+  cr_assert(strstr(saved, "<script type=\"text/plain\" id=\"trace\">agents=1\n"));
+  free(saved);
+  cr_assert_eq(farm_html_save(page, NULL, NULL, NULL, "agents=1\n", err, sizeof err), -1);
+  cr_assert_str_eq(err, "the trace: no \"solution=\" line: not a trace (as `mapfarm solve "
+                        "--trace FILE` writes)");
   char bad[320];
   snprintf(bad, sizeof bad, "%s/no/such/dir/run.html", tmpdir);
   cr_assert_eq(farm_html_write_file(bad, "run", map, trace, err, sizeof err), -1);
