@@ -181,7 +181,7 @@ async function main() {
     console.log(`playback: ${pb.length} frames in 3 s; interval ${stat(pb)}`);
   } finally {
     await browser.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (process.env.MAPFARM_BENCH_KEEP) console.log(`files kept in ${dir}`); else fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -260,6 +260,14 @@ async function fixtures(page) {
     check(await upload(page, path.join(badDir, "bad.trace")) === "error", "a malformed trace is refused");
     const msg = await text(page, "#messages .error");
     check(msg === "bad.trace:13:15: error: 2 positions at time step 2, expected agents=3", "its message names file, line and column", msg);
+    // An embedded trace that does not inflate.
+    const html = fs.readFileSync(path.join(HERE, "viewer.html"), "utf8")
+      .replace('<script type="text/plain" id="trace">', '<script type="text/plain" id="trace" data-encoding="deflate-base64">AAAAAAAA');
+    fs.writeFileSync(path.join(badDir, "corrupt.html"), html);
+    await page.goto("file://" + path.join(badDir, "corrupt.html"));
+    await page.waitForFunction(() => document.body.dataset.state === "error" || document.body.dataset.state === "ready");
+    const cmsg = await text(page, "#messages .error");
+    check(cmsg.startsWith("cannot read the embedded data: "), "a corrupt embedded trace is refused", cmsg);
   } finally {
     fs.rmSync(badDir, { recursive: true, force: true });
   }
