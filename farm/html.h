@@ -19,8 +19,9 @@ extern const size_t farm_viewer_html_len;
  * trace as `mapfarm solve --trace` writes it. The texts go into <script type="text/plain">
  * elements with '&' and '<' written as "&amp;" and "&lt;", which the page undoes, so no text
  * can end the element early; one longer than FARM_HTML_PLAIN_MAX goes in deflated (zlib) and
- * in base64, with data-encoding="deflate-base64". Only the shape is checked here (a map has its "map" line, a trace
- * its "solution=" line); the page itself reports anything else with its line and column.
+ * in base64, with data-encoding="deflate-base64". Only the shape is checked here (a map has
+ * its "map" line, a trace its "solution=" line); the page itself reports anything else with
+ * its line and column.
  * Returns 0, or -1 with the reason in err. */
 int farm_html_write(FILE *out, const char *title, const char *map_text, const char *trace_text,
                     char *err, size_t errlen);

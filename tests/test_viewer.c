@@ -253,7 +253,8 @@ Test(viewer, large_trace_is_deflated) {
   char *m = element_text(page, "<script type=\"text/plain\" id=\"map\">");
   cr_assert_str_eq(m, map);
   char *b64 =
-      element_text(page, "<script type=\"text/plain\" id=\"trace\" data-encoding=\"deflate-base64\">");
+      element_text(page, "<script type=\"text/plain\" id=\"trace\" "
+                         "data-encoding=\"deflate-base64\">");
   size_t blen = strlen(b64);
   cr_assert_lt(blen, len / 10, "%zu bytes of base64 for %zu of trace", blen, len);
   unsigned char *z = malloc(blen);
@@ -362,7 +363,8 @@ Test(viewer, page_in_chromium) {
   cr_assert_eq(farm_html_write_file(page2, "shuttle", map2, trace2, err, sizeof err), 0, "%s",
                err);
   char *text = test_slurp_file(page2, NULL);
-  cr_assert(strstr(text, "id=\"trace\" data-name=\"shuttle.trace\" data-encoding=\"deflate-base64\">"));
+  cr_assert(strstr(text, "id=\"trace\" data-name=\"shuttle.trace\" "
+                         "data-encoding=\"deflate-base64\">"));
   char args[2000];
   snprintf(args, sizeof args, "--page '%s' --trace '%s' --page '%s' --trace '%s'", page, trace,
            page2, trace2);

@@ -3,7 +3,8 @@
 file(READ ${HTML} hex HEX)
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
 string(REGEX REPLACE "((0x..,){24})" "\\1\n" bytes "${bytes}")
-file(WRITE ${OUT} "/* Generated from tools/viewer/viewer.html by tools/viewer/embed.cmake; do not edit. */
+file(WRITE ${OUT}
+"/* Generated from tools/viewer/viewer.html by tools/viewer/embed.cmake; do not edit. */
 #include <stddef.h>
 
 const unsigned char farm_viewer_html[] = {
