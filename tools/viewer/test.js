@@ -5,7 +5,8 @@
 //   node test.js [--no-fixtures] [--page PAGE.html --trace TRACE [--shot FILE.png]]...
 //
 // Without --no-fixtures it loads the files of fixtures/ through the page's file picker: a legal
-// trace (stepped to known times, pixels checked at the agents' cells, a path shown on click),
+// trace (stepped to known times, pixels checked at the agents' cells, a path shown on click and
+// on hover, pan and zoom),
 // the same trace in the older format (no comma after the last position, fewer header keys),
 // a deliberately illegal trace (the conflict list checked line by line, a conflict highlighted
 // on click), a patrol trace with a goal change, and a malformed trace (its error message).
@@ -193,6 +194,7 @@ async function fixtures(page) {
   await expectPixel(page, 0, 5, "waiting", "legal trace, slider at 1");
   await expectPixel(page, 1, 0, "moving", "legal trace, slider at 1");
   await expectPixel(page, 0, 0, "free", "legal trace, slider at 1");
+  const s0 = await page.evaluate(() => window.mapfarmViewer.cellCentre(1, 0).x - window.mapfarmViewer.cellCentre(0, 0).x);
   // Click agent 1 at step 3: its panel, and its path to come drawn to (3,3).
   await setSlider(page, 3);
   const c = await page.evaluate(() => window.mapfarmViewer.cellCentre(2, 3));
@@ -201,6 +203,31 @@ async function fixtures(page) {
   check((await text(page, "#agent")).startsWith("agent1 (selected"), "a click selects agent 1", await text(page, "#agent"));
   await expectPixel(page, 2, 3, "pathFuture", "agent 1's path", 0.75, 0);
   await page.keyboard.press("Escape");
+  // Pan by dragging, zoom with the wheel about the pointer: the drawing follows.
+  const before = await page.evaluate(() => window.mapfarmViewer.cellCentre(4, 5));
+  await page.mouse.move(box.x + 300, box.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 340, box.y + 225, { steps: 4 });
+  await page.mouse.up();
+  const after = await page.evaluate(() => window.mapfarmViewer.cellCentre(4, 5));
+  check(Math.abs(after.x - before.x - 40) < 0.5 && Math.abs(after.y - before.y - 25) < 0.5, "a drag pans the map",
+        `${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+  const under = await page.evaluate(() => window.mapfarmViewer.cellCentre(2, 3));
+  await page.mouse.move(box.x + under.x, box.y + under.y);
+  await page.mouse.wheel({ deltaY: -300 });
+  await frames(page);
+  const zoomed = await page.evaluate(() => [window.mapfarmViewer.cellCentre(2, 3), window.mapfarmViewer.cellCentre(3, 3)]);
+  check(Math.abs(zoomed[0].x - under.x) < 0.5 && Math.abs(zoomed[0].y - under.y) < 0.5 && zoomed[1].x - zoomed[0].x > s0 * 1.2,
+        "the wheel zooms in about the pointer", `${JSON.stringify(under)} -> ${JSON.stringify(zoomed)}, cell ${s0}`);
+  await expectPixel(page, 2, 3, "moving", "zoomed in");
+  await expectPixel(page, 1, 3, "free", "zoomed in");
+  await page.click("#fit");
+  // Hover: the agent under the pointer is shown, with its path.
+  const c2 = await page.evaluate(() => window.mapfarmViewer.cellCentre(6, 4));
+  await page.mouse.move(box.x + c2.x, box.y + c2.y);
+  check((await text(page, "#agent")).startsWith("agent2at(6,4): waiting"), "hovering shows agent 2", await text(page, "#agent"));
+  await expectPixel(page, 6, 4, "pathFuture", "agent 2's path on hover", 0, 0.75);
+  await page.mouse.move(box.x + 2, box.y + 2);
 
   // The same run as today's binary writes it: no comma after a line's last position, fewer keys.
   const old = fs.readFileSync(path.join(FIX, "legal.trace"), "utf8")
