@@ -2,7 +2,8 @@
 #   make run    installs missing packages, builds, runs configs/quick.yaml into results.db and
 #               prints its completion-rate table
 #   make test   installs missing packages, builds, runs every test (the build requires
-#               Criterion: MAPFARM_TESTS=ON, so the tests cannot be left out)
+#               Criterion: MAPFARM_TESTS=ON, so the tests cannot be left out); the viewer's
+#               browser test needs chromium and tools/viewer's npm packages, installed here too
 #   make sanitize   the test suite built with AddressSanitizer and UBSan (CI runs it)
 #   make bench  benchmarks that print figures (never part of the tests)
 #   make install    builds and installs into PREFIX (default /usr/local; DESTDIR respected):
@@ -15,14 +16,19 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PLAN ?= configs/quick.yaml
 DB ?= results.db
 PREFIX ?= /usr/local
-PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev sqlite3 libcriterion-dev libpng-dev pkg-config util-linux bc time gnuplot-nox
-# For tests/slurm (a single-node Slurm on localhost), installed without the recommended plugins
+PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev sqlite3 libcriterion-dev libpng-dev zlib1g-dev pkg-config util-linux bc time gnuplot-nox
+# Only the tests want the rest: `make run` as root installs none of them. The viewer's test runs
+# Debian's chromium headless; Node.js and npm are checked by command (PACKAGE:COMMAND): a Node.js
+# from elsewhere (NodeSource's) bundles npm and conflicts with Debian's npm package.
+TEST_PACKAGES = chromium
+NODE_PACKAGES = nodejs:node npm:npm
+# tests/slurm (a single-node Slurm on localhost), installed without the recommended plugins
 # (some 35 packages more). Optional outside CI: the test says it is skipped without them.
 SLURM_PACKAGES = slurmctld slurmd slurm-client munge
-# Only the tests want them: `make run` as root installs no Slurm.
-test sanitize: SLURM_WANTED = 1
+VIEWER = tools/viewer
+test sanitize viewer-deps: TESTS_WANTED = 1
 
-.PHONY: all deps build run test sanitize bench install clean
+.PHONY: all deps viewer-deps build run test sanitize bench install clean
 
 all: build
 
@@ -34,8 +40,11 @@ deps:
 	fi; \
 	installed() { dpkg-query -W -f='$${Status}' $$1 2>/dev/null | grep -q "install ok installed"; }; \
 	missing=""; slurm=""; \
-	for p in $(PACKAGES); do installed $$p || missing="$$missing $$p"; done; \
-	for p in $(if $(SLURM_WANTED),$(SLURM_PACKAGES)); do installed $$p || slurm="$$slurm $$p"; done; \
+	for p in $(PACKAGES) $(if $(TESTS_WANTED),$(TEST_PACKAGES)); do installed $$p || missing="$$missing $$p"; done; \
+	for pc in $(if $(TESTS_WANTED),$(NODE_PACKAGES)); do \
+	  command -v $${pc#*:} >/dev/null 2>&1 || missing="$$missing $${pc%%:*}"; \
+	done; \
+	for p in $(if $(TESTS_WANTED),$(SLURM_PACKAGES)); do installed $$p || slurm="$$slurm $$p"; done; \
 	if [ -n "$$missing$$slurm" ] && [ "$$(id -u)" = 0 ]; then \
 	  echo "installing:$$missing$$slurm"; \
 	  apt-get update -qq || exit 1; \
@@ -53,6 +62,14 @@ deps:
 	  if [ "$$CI" = true ]; then exit 1; fi; \
 	fi
 
+# The viewer test's npm packages (puppeteer-core, which downloads no browser), from
+# package-lock.json, again whenever package.json or the lock file is newer than the install.
+$(VIEWER)/node_modules/.installed: $(VIEWER)/package.json $(VIEWER)/package-lock.json
+	cd $(VIEWER) && npm ci --no-audit --no-fund
+	touch $@
+
+viewer-deps: deps $(VIEWER)/node_modules/.installed
+
 $(BUILD)/Makefile: CMakeLists.txt
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 
@@ -63,12 +80,12 @@ run: build
 	$(BUILD)/mapfarm run $(PLAN) --db $(DB)
 	$(BUILD)/mapfarm report --db $(DB) completion-rate
 
-test: deps
+test: deps viewer-deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPFARM_TESTS=ON >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-sanitize: deps
+sanitize: deps viewer-deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPFARM_TESTS=ON -DMAPFARM_ASAN=ON -DMAPFARM_UBSAN=ON -DMAPFARM_CHECK_INVARIANTS=ON >/dev/null
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -1,0 +1,404 @@
+/* The viewer: pages written by farm_html_write (farm/html.c) and the page itself in headless
+ * Chromium (tools/viewer/test.js, run by node with puppeteer-core from tools/viewer/node_modules,
+ * which `make test` installs with npm ci). */
+#include <zlib.h>
+
+#include "html.h"
+#include "testutil.h"
+
+TEST_TMPDIR("viewer");
+TestSuite(viewer, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 180);
+
+#define mapfarm(out, err, ...) test_mapfarm(tmpdir, NULL, out, err, __VA_ARGS__)
+
+/* The template as a NUL-terminated string (malloc'd). */
+static char *template_text(void) {
+  char *t = malloc(farm_viewer_html_len + 1);
+  cr_assert_not_null(t);
+  memcpy(t, farm_viewer_html, farm_viewer_html_len);
+  t[farm_viewer_html_len] = '\0';
+  return t;
+}
+
+/* What farm_html_write writes into memory (malloc'd); its return value in *rc. */
+static char *page_of(const char *title, const char *map, const char *trace, int *rc,
+                     mapf_diag *err) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  cr_assert_not_null(f);
+  *rc = farm_html_write(f, title, map, trace, err);
+  fclose(f);
+  return text;
+}
+
+/* The text of the element that opens with `open` in page, up to the next "</script>"
+ * (malloc'd). */
+static char *element_text(const char *page, const char *open) {
+  const char *p = strstr(page, open);
+  cr_assert_not_null(p, "no %s in the page", open);
+  p += strlen(open);
+  const char *e = strstr(p, "</script>");
+  cr_assert_not_null(e);
+  return strndup(p, (size_t)(e - p));
+}
+
+/* The page's own decoding of an embedded text: "&lt;" and "&amp;" back to '<' and '&'. */
+static char *unescape(const char *s) {
+  char *out = malloc(strlen(s) + 1), *o = out;
+  while (*s) {
+    if (strncmp(s, "&lt;", 4) == 0) *o++ = '<', s += 4;
+    else if (strncmp(s, "&amp;", 5) == 0) *o++ = '&', s += 5;
+    else *o++ = *s++;
+  }
+  *o = '\0';
+  return out;
+}
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+static const char MAP[] = "type octile\nheight 2\nwidth 3\nmap\n..@\n...\n";
+
+/* Map and trace land in their elements and come back unchanged through the page's decoding,
+ * even a trace holding "</script>", "&lt;" and "<!--" (a header key the page shows as it
+ * is); the title is escaped; everything else is the template byte for byte. */
+Test(viewer, page_embeds_map_and_trace_exactly) {
+  const char *trace =
+      "agents=1\nmap_file=a&b.map\nnote=</script><script>alert(1)</script> &lt; <!-- x\n"
+      "solver=bmaa\nstarts=(0,0),\ngoals=(1,1),\nsolution=\n0:(0,0),\n1:(1,1),\n";
+  mapf_diag err = {0};
+  int rc;
+  char *page = page_of("lak307d <bmaa> & \"100\"", MAP, trace, &rc, &err);
+  cr_assert_eq(rc, 0, "%s", err.msg);
+  cr_assert(strstr(page, "<title>lak307d &lt;bmaa&gt; &amp; &quot;100&quot;</title>"), "%.300s",
+            page);
+  char *m = element_text(page, "<script type=\"text/plain\" id=\"map\">");
+  char *t = element_text(page, "<script type=\"text/plain\" id=\"trace\">");
+  char *um = unescape(m), *ut = unescape(t);
+  cr_assert_str_eq(um, MAP);
+  cr_assert_str_eq(ut, trace);
+  cr_assert_null(strchr(t, '<'), "a '<' left in the embedded trace: %s", t);
+  /* The template's own elements, and no more. */
+  char *tpl = template_text();
+  cr_assert_eq(count(page, "</script>"), count(tpl, "</script>"));
+  /* Around the insertions, the template unchanged. */
+  const char *tail = strstr(tpl, "<script type=\"text/plain\" id=\"trace\">");
+  cr_assert(strstr(page, tail + strlen("<script type=\"text/plain\" id=\"trace\">")));
+  cr_assert_eq(strncmp(page, tpl, (size_t)(strstr(tpl, "<title>") - tpl)), 0);
+  free(tpl);
+  free(m);
+  free(t);
+  free(um);
+  free(ut);
+  free(page);
+}
+
+/* Without a title or a map: the template's title, an empty map element (the page then draws an
+ * open grid). */
+Test(viewer, page_without_title_or_map) {
+  mapf_diag err = {0};
+  int rc;
+  char *page = page_of(NULL, NULL, "agents=1\nsolution=\n0:(0,0),\n", &rc, &err);
+  cr_assert_eq(rc, 0, "%s", err.msg);
+  cr_assert(strstr(page, "<title>mapfarm viewer</title>"));
+  cr_assert(strstr(page, "<script type=\"text/plain\" id=\"map\"></script>"));
+  free(page);
+}
+
+/* A trace without "solution=" or a map without its "map" line (arguments swapped, say) is
+ * refused with the reason, and nothing is written. */
+Test(viewer, page_refuses_what_is_not_a_trace_or_a_map) {
+  mapf_diag err = {0};
+  int rc;
+  char *page = page_of(NULL, MAP, MAP, &rc, &err);
+  cr_assert_eq(rc, -1);
+  cr_assert_str_eq(err.msg, "the trace: no \"solution=\" line: not a trace (as `mapfarm solve "
+                        "--trace FILE` writes)");
+  cr_assert_str_eq(page, "");
+  free(page);
+  const char *trace = "agents=1\nsolution=\n0:(0,0),\n";
+  page = page_of(NULL, trace, trace, &rc, &err);
+  cr_assert_eq(rc, -1);
+  cr_assert_str_eq(err.msg, "the map: no \"map\" line: not a MovingAI map");
+  free(page);
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "cannot write %s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* From files: the base names as data-name (the page's messages use them); a missing input or
+ * an unwritable page is an error naming the file, and leaves an existing page as it was. */
+Test(viewer, page_from_files) {
+  char map[300], trace[300], page[300];
+  mapf_diag err = {0};
+  snprintf(map, sizeof map, "%s/rooms.map", tmpdir);
+  snprintf(trace, sizeof trace, "%s/run.trace", tmpdir);
+  snprintf(page, sizeof page, "%s/run.html", tmpdir);
+  write_text(map, MAP);
+  write_text(trace, "agents=1\nsolution=\n0:(0,0),\n");
+  cr_assert_eq(farm_html_write_file(page, "run", map, trace, &err), 0, "%s", err.msg);
+  char *text = test_slurp_file(page, NULL);
+  cr_assert(strstr(text, "<script type=\"text/plain\" id=\"map\" data-name=\"rooms.map\">type "
+                         "octile\n"));
+  cr_assert(strstr(text, "<script type=\"text/plain\" id=\"trace\" data-name=\"run.trace\">"
+                         "agents=1\n"));
+  char missing[320];
+  snprintf(missing, sizeof missing, "%s/none.map", tmpdir);
+  cr_assert_eq(farm_html_write_file(page, "run", missing, trace, &err), -1);
+  char want[700];
+  snprintf(want, sizeof want, "%s: cannot read: No such file or directory", missing);
+  cr_assert_str_eq(err.msg, want);
+  cr_assert_eq(farm_html_write_file(page, "run", trace, trace, &err), -1);
+  snprintf(want, sizeof want, "%s: no \"map\" line: not a MovingAI map", trace);
+  cr_assert_str_eq(err.msg, want);
+  char *again = test_slurp_file(page, NULL);
+  cr_assert_str_eq(again, text, "a refused page replaced the old one");
+  /* The trace in memory (solve --html without --trace): named, or not. */
+  cr_assert_eq(
+      farm_html_save(page, "run", map, "mem.trace", "agents=1\nsolution=\n0:(1,1),\n", &err), 0,
+      "%s", err.msg);
+  char *saved = test_slurp_file(page, NULL);
+  cr_assert(strstr(saved, "<script type=\"text/plain\" id=\"trace\" data-name=\"mem.trace\">"
+                          "agents=1\nsolution=\n0:(1,1),\n</script>"));
+  free(saved);
+  cr_assert_eq(farm_html_save(page, NULL, NULL, NULL, "agents=1\nsolution=\n0:(1,1),\n", &err),
+               0, "%s", err.msg);
+  saved = test_slurp_file(page, NULL);
+  cr_assert(strstr(saved, "<script type=\"text/plain\" id=\"map\"></script>"));
+  cr_assert(strstr(saved, "<script type=\"text/plain\" id=\"trace\">agents=1\n"));
+  free(saved);
+  cr_assert_eq(farm_html_save(page, NULL, NULL, NULL, "agents=1\n", &err), -1);
+  cr_assert_str_eq(err.msg, "the trace: no \"solution=\" line: not a trace (as `mapfarm solve "
+                        "--trace FILE` writes)");
+  char bad[320];
+  snprintf(bad, sizeof bad, "%s/no/such/dir/run.html", tmpdir);
+  cr_assert_eq(farm_html_write_file(bad, "run", map, trace, &err), -1);
+  snprintf(want, sizeof want, "%s.tmp: cannot write: No such file or directory", bad);
+  cr_assert_str_eq(err.msg, want);
+  free(text);
+  free(again);
+}
+
+/* A legal trace of `agents` agents on an open 100 x 100 map (MAP100) for `steps` steps: agent i
+ * stands at (2 (i mod 50), 2 (i div 50)) at even steps and one cell to the right at odd ones;
+ * even agents have that cell as their goal, odd ones the next (malloc'd). */
+static const char MAP100_HEAD[] = "type octile\nheight 100\nwidth 100\nmap\n";
+
+static char *map100(void) {
+  size_t n = strlen(MAP100_HEAD);
+  char *m = malloc(n + 101 * 100 + 1), *p = m + n;
+  memcpy(m, MAP100_HEAD, n);
+  for (int y = 0; y < 100; y++, *p++ = '\n')
+    for (int x = 0; x < 100; x++) *p++ = '.';
+  *p = '\0';
+  return m;
+}
+
+static char *shuttle_trace(int agents, int steps) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  cr_assert_not_null(f);
+  fprintf(f, "agents=%d\nmap_file=open100.map\nsolver=shuttle\nstarts=", agents);
+  for (int i = 0; i < agents; i++) fprintf(f, "(%d,%d),", 2 * (i % 50), 2 * (i / 50));
+  fprintf(f, "\ngoals=");
+  for (int i = 0; i < agents; i++) fprintf(f, "(%d,%d),", 2 * (i % 50) + i % 2, 2 * (i / 50));
+  fprintf(f, "\nsolution=\n");
+  for (int t = 0; t <= steps; t++) {
+    fprintf(f, "%d:", t);
+    for (int i = 0; i < agents; i++) fprintf(f, "(%d,%d),", 2 * (i % 50) + t % 2, 2 * (i / 50));
+    fputc('\n', f);
+  }
+  fclose(f);
+  return text;
+}
+
+/* Base64 back to bytes (the test's own decoder); returns the count. */
+static size_t from_base64(const char *s, size_t n, unsigned char *out) {
+  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t k = 0;
+  unsigned v = 0;
+  int bits = 0;
+  for (size_t i = 0; i < n && s[i] != '='; i++) {
+    const char *d = strchr(digits, s[i]);
+    cr_assert(d && s[i], "not base64: %c at %zu", s[i], i);
+    v = v << 6 | (unsigned)(d - digits);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[k++] = (unsigned char)(v >> bits);
+    }
+  }
+  return k;
+}
+
+/* A trace over FARM_HTML_PLAIN_MAX goes in deflated and in base64; inflated, it is the trace
+ * byte for byte. A small map beside it stays plain. */
+Test(viewer, large_trace_is_deflated) {
+  char *trace = shuttle_trace(500, 400), *map = map100();
+  size_t len = strlen(trace);
+  cr_assert_gt(len, FARM_HTML_PLAIN_MAX);
+  mapf_diag err = {0};
+  int rc;
+  char *page = page_of("big", map, trace, &rc, &err);
+  cr_assert_eq(rc, 0, "%s", err.msg);
+  char *m = element_text(page, "<script type=\"text/plain\" id=\"map\">");
+  cr_assert_str_eq(m, map);
+  char *b64 =
+      element_text(page, "<script type=\"text/plain\" id=\"trace\" "
+                         "data-encoding=\"deflate-base64\">");
+  size_t blen = strlen(b64);
+  cr_assert_lt(blen, len / 10, "%zu bytes of base64 for %zu of trace", blen, len);
+  unsigned char *z = malloc(blen);
+  size_t zlen = from_base64(b64, blen, z);
+  uLongf outlen = len + 1;
+  unsigned char *out = malloc(outlen);
+  cr_assert_eq(uncompress(out, &outlen, z, zlen), Z_OK);
+  cr_assert_eq(outlen, len);
+  cr_assert_eq(memcmp(out, trace, len), 0);
+  free(out);
+  free(z);
+  free(b64);
+  free(m);
+  free(page);
+  free(map);
+  free(trace);
+}
+
+/* ---- in the browser --------------------------------------------------------------------- */
+
+/* Ends the test when node, chromium or tools/viewer/node_modules is missing: a failure under
+ * CI=true, a loud skip elsewhere. */
+static void require_browser(void) {
+  const char *what = NULL;
+  char probe[1200];
+  const char *chromium = getenv("MAPFARM_CHROMIUM");
+  snprintf(probe, sizeof probe, "%s/tools/viewer/node_modules/puppeteer-core/package.json",
+           MAPFARM_SOURCE_DIR);
+  struct stat sb;
+  if (system("command -v node >/dev/null 2>&1") != 0)
+    what = "node (apt-get install nodejs npm; make test does)";
+  else if (chromium && *chromium ? stat(chromium, &sb) != 0
+                                 : stat("/usr/bin/chromium", &sb) != 0 &&
+                                       stat("/usr/bin/chromium-browser", &sb) != 0 &&
+                                       stat("/usr/bin/google-chrome", &sb) != 0)
+    what = "chromium (apt-get install chromium, or set MAPFARM_CHROMIUM; make test installs it)";
+  else if (stat(probe, &sb) != 0)
+    what = "tools/viewer/node_modules (cd tools/viewer && npm ci; make test does)";
+  if (!what) return;
+  if (test_in_ci()) cr_assert_fail("viewer test: %s is missing; CI=true requires it", what);
+  fprintf(stderr, "\n*** test_viewer: SKIPPED: %s is missing ***\n\n", what);
+  cr_skip_test("%s is missing", what);
+}
+
+/* Runs `node tools/viewer/test.js ARGS`, its output in tmpdir/node.log; fails the test with
+ * that output unless it exits 0. */
+static void run_node_test(const char *args) {
+  char cmd[4096], log[400];
+  snprintf(log, sizeof log, "%s/node.log", tmpdir);
+  snprintf(cmd, sizeof cmd, "node '%s/tools/viewer/test.js' %s >'%s' 2>&1", MAPFARM_SOURCE_DIR,
+           args, log);
+  int st = system(cmd);
+  int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  char *out = test_slurp_text(log);
+  if (rc == 77 && !test_in_ci()) {
+    fprintf(stderr, "\n*** test_viewer: SKIPPED: %s ***\n\n", out);
+    cr_skip_test("%s", out);
+  }
+  cr_assert_eq(rc, 0, "node test.js exited %d:\n%s", rc, out);
+  cr_log_info("%s", out);
+  free(out);
+}
+
+/* A map of rooms and doors for a real run. */
+static const char ROOMS[] = "type octile\nheight 12\nwidth 20\nmap\n"
+                            "....................\n"
+                            "....................\n"
+                            "......@@@@@@@@......\n"
+                            "......@.............\n"
+                            "......@......@......\n"
+                            "......@......@......\n"
+                            ".............@......\n"
+                            "......@@@@.@@@......\n"
+                            "....................\n"
+                            "..@@..........@@....\n"
+                            "..@@..........@@....\n"
+                            "....................\n";
+
+/* The fixtures of tools/viewer (a legal trace stepped and checked pixel by pixel, an illegal
+ * one and its conflict list, patrol with a goal change, a malformed trace, the older format),
+ * then a page that farm_html_write_file made from a real `mapfarm solve --trace` run: loaded
+ * from its embedded data, legal, every agent drawn at its last cell. */
+Test(viewer, page_in_chromium) {
+  require_browser();
+  char map[300], trace[300], page[300];
+  mapf_diag err = {0};
+  snprintf(map, sizeof map, "%s/rooms.map", tmpdir);
+  snprintf(trace, sizeof trace, "%s/rooms.trace", tmpdir);
+  snprintf(page, sizeof page, "%s/rooms.html", tmpdir);
+  write_text(map, ROOMS);
+  char *out, *errs;
+  int rc = mapfarm(&out, &errs,
+                   "solve --map '%s' --generator random --agents 24 --seed 3 --algo bmaa "
+                   "--steps 300 --trace '%s'",
+                   map, trace);
+  cr_assert_eq(rc, 0, "solve exited %d: %s", rc, errs);
+  cr_assert_eq(farm_html_write_file(page, "rooms: bmaa, 24 agents", map, trace, &err),
+               0, "%s", err.msg);
+  /* A trace large enough to go in deflated. */
+  char map2[300], trace2[300], page2[300];
+  snprintf(map2, sizeof map2, "%s/open100.map", tmpdir);
+  snprintf(trace2, sizeof trace2, "%s/shuttle.trace", tmpdir);
+  snprintf(page2, sizeof page2, "%s/shuttle.html", tmpdir);
+  char *m = map100(), *t = shuttle_trace(500, 400);
+  write_text(map2, m);
+  write_text(trace2, t);
+  cr_assert_eq(farm_html_write_file(page2, "shuttle", map2, trace2, &err), 0, "%s", err.msg);
+  char *text = test_slurp_file(page2, NULL);
+  cr_assert(strstr(text, "id=\"trace\" data-name=\"shuttle.trace\" "
+                         "data-encoding=\"deflate-base64\">"));
+  char args[2000];
+  snprintf(args, sizeof args, "--page '%s' --trace '%s' --page '%s' --trace '%s'", page, trace,
+           page2, trace2);
+  run_node_test(args);
+  free(text);
+  free(m);
+  free(t);
+  free(out);
+  free(errs);
+}
+
+/* A run on a real MovingAI map, checked the same way, and its screenshot in the build
+ * directory (viewer.png; the README shows a copy, docs/img/viewer.png). */
+Test(viewer, screenshot_of_a_movingai_run) {
+  REQUIRE_MAPS(maps);
+  require_browser();
+  char map[4200], trace[300], page[300], shot[1200];
+  mapf_diag err = {0};
+  snprintf(map, sizeof map, "%s/dao/lak307d.map", maps);
+  snprintf(trace, sizeof trace, "%s/lak307d.trace", tmpdir);
+  snprintf(page, sizeof page, "%s/lak307d.html", tmpdir);
+  snprintf(shot, sizeof shot, "%s/viewer.png", MAPFARM_BUILD_DIR);
+  char *out, *errs;
+  int rc = mapfarm(&out, &errs,
+                   "solve --map '%s' --generator random --agents 100 --seed 1 --algo bmaa "
+                   "--steps 400 --trace '%s'",
+                   map, trace);
+  cr_assert_eq(rc, 0, "solve exited %d: %s", rc, errs);
+  cr_assert_eq(farm_html_write_file(page, "lak307d: bmaa, 100 agents", map, trace, &err),
+               0, "%s", err.msg);
+  char args[2000];
+  snprintf(args, sizeof args, "--no-fixtures --page '%s' --trace '%s' --shot '%s'", page, trace,
+           shot);
+  run_node_test(args);
+  free(out);
+  free(errs);
+}
