@@ -518,6 +518,16 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     }
   }
   res->suboptimality = nratio ? sum_ratio / nratio : NAN;
+  res->solved = res->completed == n;
+  res->soc = res->makespan = -1;
+  if (res->solved) {
+    res->soc = res->makespan = 0;
+    for (int32_t a = 0; a < n; a++) {
+      int64_t t = res->agent[a].completion_step;
+      res->soc += t;
+      if (t > res->makespan) res->makespan = t;
+    }
+  }
   res->completion_rate = n ? (double)res->completed / n : 1.0;
   res->mean_completion_steps = res->completed ? sum_steps / res->completed : NAN;
   res->mean_completion_seconds = res->completed ? sum_secs / res->completed : NAN;

@@ -146,6 +146,18 @@ const farm_column farm_columns[] = {
      REC(I64, limits.expansions)},
     {.name = "execution", .type = "TEXT", .flags = CMP | FARM_COL_NULL_UNKNOWN,
      GET(get_execution)},
+    /* Schema version 5: the MAPF literature's measures (sim.h). POGEMA's CSR is the mean of
+     * solved, its ISR the completion rate. */
+    {.name = "solved", .type = "INTEGER", .flags = METRIC | FARM_COL_NULL_UNKNOWN,
+     RES(I32, solved), .show = FARM_SHOW_ALWAYS, .report = "solved",
+     .title = "Solved (% of instances with every agent on its goal)", .scale = 100.0,
+     .decimals = 0},
+    {.name = "soc", .type = "INTEGER", .flags = METRIC | FARM_COL_NULL_UNKNOWN,
+     RES(OPT64, soc), .show = FARM_SHOW_SET, .report = "soc",
+     .title = "Sum of costs (steps; solved instances only)", .scale = 1.0, .decimals = 1},
+    {.name = "makespan", .type = "INTEGER", .flags = METRIC | FARM_COL_NULL_UNKNOWN,
+     RES(OPT64, makespan), .show = FARM_SHOW_SET, .report = "makespan",
+     .title = "Makespan (steps; solved instances only)", .scale = 1.0, .decimals = 1},
 };
 
 #define NCOLUMNS ((int32_t)(sizeof farm_columns / sizeof farm_columns[0]))
@@ -189,6 +201,10 @@ static inline void column_value(const farm_column *c, const farm_row *row, farm_
   case FARM_CT_I64:
     memcpy(&v->i, p, sizeof v->i);
     v->type = SQLITE_INTEGER;
+    break;
+  case FARM_CT_OPT64:
+    memcpy(&v->i, p, sizeof v->i);
+    if (v->i >= 0) v->type = SQLITE_INTEGER;
     break;
   case FARM_CT_F64:
     memcpy(&v->r, p, sizeof v->r);

@@ -32,6 +32,7 @@ typedef enum farm_col_ctype {
   FARM_CT_NONE,  /* ROWID and COMPUTED columns */
   FARM_CT_I32,   /* int32_t */
   FARM_CT_I64,   /* int64_t */
+  FARM_CT_OPT64, /* int64_t; a negative value (-1: none) is NULL */
   FARM_CT_F64,   /* double; NaN (a mean over an empty set) is NULL, so that AVG() skips it */
   FARM_CT_STR,   /* const char *; a NULL pointer is NULL */
   FARM_CT_CHARS, /* char[size], NUL-terminated unless full */

@@ -42,8 +42,10 @@ typedef struct report_def {
 const char *const farm_report_names[] = {"completion-rate",    "completion-time",
                                          "travel-distance",    "completion-seconds",
                                          "failed-moves",       "coherence",
-                                         "suboptimality",      "portfolio",
-                                         "problem-types",      NULL};
+                                         "suboptimality",      "solved",
+                                         "soc",                "makespan",
+                                         "portfolio",          "problem-types",
+                                         NULL};
 
 const char *farm_report_doc(const char *name) {
   const farm_column *col = name ? farm_column_report(name) : NULL;

@@ -553,6 +553,15 @@ static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST]
     "ALTER TABLE results ADD COLUMN limit_seconds REAL;"
     "ALTER TABLE results ADD COLUMN limit_expansions INTEGER;"
     "ALTER TABLE results ADD COLUMN execution TEXT;",
+    /* Version 5's measures, from the agent rows (a solved job's agents all have theirs). */
+    "ALTER TABLE results ADD COLUMN solved INTEGER;"
+    "ALTER TABLE results ADD COLUMN soc INTEGER;"
+    "ALTER TABLE results ADD COLUMN makespan INTEGER;"
+    "UPDATE results SET solved = (completed = agents) WHERE status <> 'error' AND completed IS "
+    "NOT NULL;"
+    "UPDATE results SET soc = (SELECT sum(completion_step) FROM agent_results WHERE result_id = "
+    "results.id), makespan = (SELECT max(completion_step) FROM agent_results WHERE result_id = "
+    "results.id) WHERE solved = 1;",
 };
 
 /* Schema version 4's limits and execution of rows that lack them (written by an older

@@ -3,13 +3,14 @@
 -- This file is compiled into the binary (cmake/embed.cmake) and run once, in one transaction,
 -- when farm/store.c creates a database; views.sql follows it. farm/store.c then sets
 --   PRAGMA application_id = 0x6d617066  ("mapf", FARM_APPLICATION_ID in farm/store.h)
---   PRAGMA user_version   = 4           (FARM_SCHEMA_VERSION: bump it with any change here once
+--   PRAGMA user_version   = 5           (FARM_SCHEMA_VERSION: bump it with any change here once
 --                                          released. Version 1 keyed agent_results by job_key,
 --                                          and is refused, untouched. Version 2 lacked the
 --                                          columns marked "schema version 3" and the table
 --                                          coherence_series, version 3 the columns marked
---                                          "schema version 4": farm/store.c adds them when it
---                                          opens such a file for writing (upgrade_steps))
+--                                          "schema version 4", version 4 those marked "schema
+--                                          version 5": farm/store.c adds them when it opens
+--                                          such a file for writing (upgrade_steps))
 -- and opens every connection with journal_mode=WAL and synchronous=NORMAL.
 --
 -- Conventions:
@@ -112,7 +113,13 @@ CREATE TABLE results (
   limit_steps            INTEGER,        -- `limits: steps`
   limit_seconds          REAL,           -- `limits: seconds`; 0: none
   limit_expansions       INTEGER,        -- `limits: expansions`; 0: none
-  execution              TEXT            -- 'chains' or 'single-pass'
+  execution              TEXT,           -- 'chains' or 'single-pass'
+  -- Added in schema version 5: the MAPF literature's measures. The upgrade from version 4
+  -- computes them from agent_results.
+  solved                 INTEGER,        -- 1 when every agent is on its goal at the end
+  soc                    INTEGER,        -- sum over agents of the step each reached its goal
+                                         -- for good; NULL unless solved
+  makespan               INTEGER         -- the largest of those steps; NULL unless solved
 );
 
 -- The reports group by map and label and list them in plan order (the smallest plan_index of

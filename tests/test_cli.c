@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "grid.h"
+#include "store.h"
 #include "testutil.h"
 
 #ifndef MAPFARM_BINARY
@@ -573,7 +574,7 @@ Test(cli, a_schema_2_file_is_read_and_upgraded_in_place) {
   cr_assert_eq(test_db_int(db, "PRAGMA user_version"), 2, "a read leaves it as it is");
   cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
   free(err);
-  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), 4);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results"), 41);
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE job_key = "
                              "'0123456789abcdef0123456789abcdef' AND loops = 0 AND coherence IS "
@@ -630,7 +631,7 @@ Test(cli, a_schema_3_file_gets_the_limits_of_its_runs_plans) {
   cr_assert_eq(mapfarm(&out, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
   free(out);
   free(err);
-  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), 4);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE run_id = 1 AND limit_steps = "
                              "50 AND limit_seconds = 2.5 AND limit_expansions = 900 AND "
                              "execution = 'chains'"),
@@ -646,6 +647,57 @@ Test(cli, a_schema_3_file_gets_the_limits_of_its_runs_plans) {
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE run_id = 4 AND limit_steps = "
                              "1000 AND limit_seconds = 0 AND execution = 'chains'"),
                40);
+}
+
+/* A file of schema version 4 is upgraded to version 5 when a run opens it for writing: solved,
+ * soc and makespan come from its agent rows (a solved job only gets soc and makespan), and an
+ * error row keeps them NULL. */
+Test(cli, a_schema_4_file_gets_solved_soc_and_makespan_from_its_agent_rows) {
+  char db[512], plan[600], *err;
+  snprintf(db, sizeof db, "%s/v4.db", tmpdir);
+  sqlite3 *h = open_with_schema(db, "schema-v4.sql");
+  char *msg = NULL;
+  int rc = sqlite3_exec(
+      h,
+      "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 4;"
+      "INSERT INTO results (id, job_key, map, map_hash, generator, agents, instance, algorithm, "
+      "label, params, seed, status, completed, finished_at) VALUES "
+      "(1, '0123456789abcdef0123456789abcde1', 'm', '0000000000000001', 'random', 2, 0, 'bmaa', "
+      "'B', '{}', '0000000000000002', 'ok', 2, 't'),"
+      "(2, '0123456789abcdef0123456789abcde2', 'm', '0000000000000001', 'random', 2, 1, 'bmaa', "
+      "'B', '{}', '0000000000000002', 'limit', 1, 't'),"
+      "(3, '0123456789abcdef0123456789abcde3', 'm', '0000000000000001', 'random', 2, 2, 'bmaa', "
+      "'B', '{}', '0000000000000002', 'error', NULL, 't');"
+      "INSERT INTO agent_results (result_id, agent, start_x, start_y, goal_x, goal_y, reached, "
+      "completion_step) VALUES (1, 0, 0, 0, 1, 1, 1, 7), (1, 1, 0, 1, 1, 2, 1, 12), "
+      "(2, 0, 0, 0, 1, 1, 1, 5), (2, 1, 0, 1, 1, 2, 0, NULL);",
+      NULL, NULL, &msg);
+  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
+  sqlite3_close(h);
+  snprintf(plan, sizeof plan, "%s/tests/data/cli/small.yaml", MAPFARM_SOURCE_DIR);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(err);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id = 1 AND solved = 1 AND "
+                             "soc = 19 AND makespan = 12"),
+               1);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id = 2 AND solved = 0 AND "
+                             "soc IS NULL AND makespan IS NULL"),
+               1);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id = 3 AND solved IS NULL AND "
+                             "soc IS NULL"),
+               1);
+  /* The new run's rows: solved exactly when every agent completed, soc the sum of the agents'
+   * completion steps. */
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id > 3 AND solved IS NOT NULL "
+                             "AND solved = (completed = agents)"),
+               40);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results r WHERE id > 3 AND solved = 1 AND soc "
+                             "= (SELECT sum(completion_step) FROM agent_results WHERE result_id = "
+                             "r.id) AND makespan = (SELECT max(completion_step) FROM "
+                             "agent_results WHERE result_id = r.id)"),
+               test_db_int(db, "SELECT count(*) FROM results WHERE id > 3 AND solved = 1"));
+  cr_assert_gt(test_db_int(db, "SELECT count(*) FROM results WHERE id > 3 AND solved = 1"), 0);
 }
 
 static void plan_path(char *buf, size_t n, const char *name) {

@@ -310,11 +310,11 @@ static void write_one_job(void) {
                      .execution = MAPF_EXEC_SINGLE_PASS, .plan_index = 4, .grid = g,
                      .res = &res};
   farm_store *st = NULL;
-  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err);
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err.msg);
   farm_run_info info = {.plan_name = "p", .threads = 1, .shard = "1/1", .jobs_total = 1};
   int64_t run_id = 0;
-  cr_assert_eq(farm_store_run_begin(st, &info, &run_id, &err), 0, "%s", err);
-  cr_assert_eq(farm_store_put(st, run_id, &rec, 1, &err), 0, "%s", err);
+  cr_assert_eq(farm_store_run_begin(st, &info, &run_id, &err), 0, "%s", err.msg);
+  cr_assert_eq(farm_store_put(st, run_id, &rec, 1, &err), 0, "%s", err.msg);
   farm_store_close(st);
   mapf_grid_free(g);
   char sql[256];
@@ -339,7 +339,7 @@ static int merge_changed(const char *sql, char *column, size_t n) {
   const char *inputs[2] = {in[0], in[1]};
   farm_merge_result res;
   int rc = farm_merge(out, inputs, 2, &res, &err);
-  cr_assert_geq(rc, 0, "%s: %s", sql, err);
+  cr_assert_geq(rc, 0, "%s: %s", sql, err.msg);
   snprintf(column, n, "%s", res.nshown > 0 ? res.shown[0].column : "");
   cr_assert_eq(res.conflicts, res.nshown);
   farm_merge_result_free(&res);

@@ -109,7 +109,7 @@ static void expect_report(farm_store *st, const char *name, int32_t size, farm_f
                           const char *where, const char *want) {
   char *text = NULL;
   mapf_diag err = {0};
-  cr_assert_eq(report_str(st, name, size, format, where, &text, &err), 0, "%s", err);
+  cr_assert_eq(report_str(st, name, size, format, where, &text, &err), 0, "%s", err.msg);
   cr_expect_str_eq(text, want);
   free(text);
 }
@@ -191,7 +191,7 @@ Test(portfolio, best_and_worst_label_per_instance_use_every_tie_break) {
   farm_pf_matrix *m = NULL;
   cr_assert_eq(farm_pf_load(db, NULL, 0, &m, &err), -1);
   cr_expect(strstr(err.msg, "label \"A\" holds 3 configurations among these jobs (they differ in "
-                        "k: -; 1; 2)") != NULL, "%s", err);
+                        "k: -; 1; 2)") != NULL, "%s", err.msg);
   farm_store_close(st);
   /* With A one configuration on instance 4, it agrees with the views: rows are the instances
    * 0..4 (sorted by instance), 5 is left out. */
@@ -412,10 +412,10 @@ Test(portfolio, best_single_algorithm) {
   sqlite3 *db = farm_store_db(st);
   expect_rows(db, "SELECT label FROM portfolio_best_single", "C\n");
   farm_pf_matrix *m = NULL;
-  cr_assert_eq(farm_pf_load(db, NULL, 0, &m, &err), 0, "%s", err);
+  cr_assert_eq(farm_pf_load(db, NULL, 0, &m, &err), 0, "%s", err.msg);
   cr_expect_str_eq(m->labels[farm_pf_best_single(m)], "C");
   farm_pf_matrix_free(m);
-  cr_assert_eq(farm_pf_load(db, "label <> 'C'", 0, &m, &err), 0, "%s", err);
+  cr_assert_eq(farm_pf_load(db, "label <> 'C'", 0, &m, &err), 0, "%s", err.msg);
   cr_expect_str_eq(m->labels[farm_pf_best_single(m)], "B");
   farm_pf_matrix_free(m);
   farm_store_close(st);
@@ -435,7 +435,7 @@ Test(portfolio, greedy_formation_follows_algorithm_2) {
   mapf_diag err = {0};
   farm_store *st = make_db("craft.db", craft_jobs, CRAFT_N, path, sizeof path);
   farm_pf_matrix *m = NULL;
-  cr_assert_eq(farm_pf_load(farm_store_db(st), NULL, 0, &m, &err), 0, "%s", err);
+  cr_assert_eq(farm_pf_load(farm_store_db(st), NULL, 0, &m, &err), 0, "%s", err.msg);
   farm_pf_step steps[4];
   cr_assert_eq(farm_pf_greedy(m, 4, steps), 3);
   const char *want[3] = {"C", "B", "A"};
@@ -496,7 +496,7 @@ Test(portfolio, where_filters_jobs_before_the_selection) {
   char *text = NULL;
   mapf_diag err = {0};
   cr_assert_eq(report_str(st, NULL, 5, FARM_FORMAT_TEXT, "label <> 'D'", &text, &err),
-               0, "%s", err);
+               0, "%s", err.msg);
   cr_expect(strstr(text, "\nStopped after 3 steps: every label is in the portfolio.\n") != NULL,
             "%s", text);
   free(text);
@@ -532,7 +532,7 @@ Test(portfolio, no_instance_with_every_label_is_an_error) {
   free(text);
   cr_expect(strstr(err.msg, "no instance in DB has a job that ran for each of its 2 labels (2 "
                         "instances have some)") != NULL,
-            "got: %s", err);
+            "got: %s", err.msg);
   farm_report_opts rows = {FARM_FORMAT_TEXT, 0, "map", NULL, NULL, 0};
   FILE *f = fopen("/dev/null", "w");
   cr_expect_eq(farm_report(st, "problem-types", &rows, f, &err), -1);
@@ -590,14 +590,14 @@ Test(portfolio, an_old_file_gets_the_new_views_when_opened_for_writing) {
   farm_store_close(st);
   /* A current file is not written to by opening it. */
   int64_t cookie = test_db_int(path, "PRAGMA schema_version");
-  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err);
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err.msg);
   farm_store_close(st);
   cr_expect_eq(test_db_int(path, "PRAGMA schema_version"), cookie);
 
   make_old(path);
   cr_assert_eq(test_db_int(path, count_new_views), 0);
   cookie = test_db_int(path, "PRAGMA schema_version");
-  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err);
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err.msg);
   farm_store_close(st);
   cr_expect_eq(test_db_int(path, count_new_views), 7);
   cr_expect_gt(test_db_int(path, "PRAGMA schema_version"), cookie);
@@ -617,15 +617,15 @@ Test(portfolio, reports_work_on_a_read_only_old_file) {
   farm_store *st = make_db("old.db", craft_jobs, CRAFT_N, path, sizeof path);
   char *want = NULL;
   cr_assert_eq(report_str(st, "portfolio", 0, FARM_FORMAT_CSV, NULL, &want, &err), 0,
-               "%s", err);
+               "%s", err.msg);
   farm_store_close(st);
   make_old(path);
   cr_assert_eq(chmod(path, 0444), 0);
 
-  cr_assert_eq(farm_store_open(path, FARM_STORE_READONLY, &st, &err), 0, "%s", err);
+  cr_assert_eq(farm_store_open(path, FARM_STORE_READONLY, &st, &err), 0, "%s", err.msg);
   char *got = NULL;
   cr_assert_eq(report_str(st, "portfolio", 0, FARM_FORMAT_CSV, NULL, &got, &err), 0,
-               "%s", err);
+               "%s", err.msg);
   cr_expect_str_eq(got, want);
   free(got);
   /* The connection sees the new views as TEMP views; the file keeps the old ones. */

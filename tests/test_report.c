@@ -68,7 +68,7 @@ static void put_job(farm_store *st, int64_t run, farm_record rec, mapf_result *r
   mapf_hash128_hex(mapf_hash128_of(text, strlen(text)), key);
   rec.job_key = key;
   rec.res = res;
-  cr_assert_eq(farm_store_put(st, run, &rec, 1, &err), 0, "%s", err);
+  cr_assert_eq(farm_store_put(st, run, &rec, 1, &err), 0, "%s", err.msg);
 }
 
 /* Creates tmpdir/r.db holding rows and returns it opened. */
@@ -77,7 +77,7 @@ static farm_store *make_db(const row *rows, int32_t n) {
   mapf_diag err = {0};
   snprintf(path, sizeof path, "%s/r.db", tmpdir);
   farm_store *st = NULL;
-  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err);
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err.msg);
   for (int32_t i = 0; i < n; i++) {
     mapf_result res;
     if (rows[i].rate < 0) {
@@ -112,7 +112,7 @@ static void expect_report(farm_store *st, const char *name, farm_format format,
                           int32_t max_agents, const char *want) {
   char *text = NULL;
   mapf_diag err = {0};
-  cr_assert_eq(report_str(st, name, format, max_agents, &text, &err), 0, "%s", err);
+  cr_assert_eq(report_str(st, name, format, max_agents, &text, &err), 0, "%s", err.msg);
   cr_expect_str_eq(text, want);
   free(text);
 }
@@ -225,7 +225,7 @@ static void expect_dims(farm_store *st, const char *rows, const char *cols, cons
   farm_report_opts opts = {FARM_FORMAT_CSV, 0, rows, cols, where, 0};
   int r = farm_report(st, "completion-rate", &opts, f, &err);
   fclose(f);
-  cr_assert_eq(r, 0, "%s", err);
+  cr_assert_eq(r, 0, "%s", err.msg);
   cr_expect_str_eq(text, want);
   free(text);
 }
@@ -272,7 +272,7 @@ Test(report, rows_and_columns_by_parameter_and_agents) {
   farm_report_opts bad_dim = {FARM_FORMAT_CSV, 0, "agnets", NULL, NULL, 0};
   cr_expect_eq(farm_report(st, "completion-rate", &bad_dim, f, &err), -1);
   cr_expect(strstr(err.msg, "unknown table dimension \"agnets\" (did you mean \"agents\"?)") != NULL,
-            "got: %s", err);
+            "got: %s", err.msg);
   farm_report_opts bad_where = {FARM_FORMAT_CSV, 0, NULL, NULL, "agnts > 3", 0};
   cr_expect_eq(farm_report(st, "completion-rate", &bad_where, f, &err), -1);
   cr_expect_str_eq(err.msg, "--where \"agnts > 3\": no such column: agnts");
@@ -372,7 +372,7 @@ Test(report, a_label_of_several_configurations_is_split_or_refused) {
   farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL, 0};
   char *text = NULL;
   mapf_diag err = {0};
-  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, &err), 0, "%s", err);
+  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, &err), 0, "%s", err.msg);
   cr_expect_str_eq(text,
                    "Completion rate (%): mean over 8 jobs\n"
                    "Map      W [steps=1000]  W [steps=50]  B [vision=1]  B [vision=2]  "
@@ -413,7 +413,7 @@ Test(report, a_label_of_several_configurations_is_split_or_refused) {
   farm_report_opts by_vision = {FARM_FORMAT_CSV, 0, "param:vision", "agents",
                                 "label = 'B'", 0};
   cr_assert_eq(report_opts_str(st, "completion-rate", &by_vision, &text, &err), 0,
-               "%s", err);
+               "%s", err.msg);
   cr_expect_str_eq(text, "vision,4,Overall\n1,60,60\n2,70,70\nOverall,65,65\n");
   free(text);
   farm_report_opts x_only = {FARM_FORMAT_TEXT, 0, "agents", "map", "label = 'X'", 0};
@@ -444,7 +444,7 @@ Test(report, counts_show_how_many_jobs_each_cell_averages) {
   farm_report_opts o = {FARM_FORMAT_TEXT, 0, NULL, NULL, NULL, 1};
   char *text = NULL;
   mapf_diag err = {0};
-  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, &err), 0, "%s", err);
+  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, &err), 0, "%s", err.msg);
   cr_expect_str_eq(text,
                    "Completion rate (%): mean over 5 jobs; 1 error job left out\n"
                    "Map       BMAA*  A*-Replan  Overall\n"
@@ -457,7 +457,7 @@ Test(report, counts_show_how_many_jobs_each_cell_averages) {
                    "parentheses\n");
   free(text);
   o.format = FARM_FORMAT_CSV;
-  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, &err), 0, "%s", err);
+  cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, &err), 0, "%s", err.msg);
   cr_expect_str_eq(text, "Map,BMAA*,BMAA* jobs,A*-Replan,A*-Replan jobs,Overall,Overall jobs\n"
                          "zeta,95,2,38,2,66,4\n"
                          "alpha,75,1,,,75,1\n"
@@ -478,25 +478,35 @@ Test(report, empty_database_says_so) {
   farm_store_close(st);
 }
 
+/* Every report's name, comma-separated, in the order of farm_report_names. */
+static void report_list(char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int32_t i = 0; farm_report_names[i]; i++)
+    len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", farm_report_names[i]);
+}
+
 Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
   farm_store *st = make_db(paper_rows, PAPER_N);
-  char *text = NULL;
+  char *text = NULL, list[1024], want[1200];
   mapf_diag err = {0};
+  report_list(list, sizeof list);
+  cr_expect(strncmp(list, "completion-rate, completion-time, travel-distance, ", 51) == 0, "%s",
+            list);
   cr_expect_eq(report_str(st, "completion-rat", FARM_FORMAT_TEXT, 0, &text, &err),
                -1);
-  cr_expect_str_eq(err.msg, "unknown report \"completion-rat\"; did you mean \"completion-rate\"? "
-                        "Reports: completion-rate, completion-time, travel-distance, "
-                        "completion-seconds, failed-moves, coherence, suboptimality, portfolio, "
-                        "problem-types");
+  snprintf(want, sizeof want,
+           "unknown report \"completion-rat\"; did you mean \"completion-rate\"? Reports: %s",
+           list);
+  cr_expect_str_eq(err.msg, want);
   free(text);
   cr_expect_eq(report_str(st, "travle-distance", FARM_FORMAT_TEXT, 0, &text, &err),
                -1);
-  cr_expect(strstr(err.msg, "did you mean \"travel-distance\"?") != NULL, "got: %s", err);
+  cr_expect(strstr(err.msg, "did you mean \"travel-distance\"?") != NULL, "got: %s", err.msg);
   free(text);
   cr_expect_eq(report_str(st, "speed", FARM_FORMAT_TEXT, 0, &text, &err), -1);
-  cr_expect_str_eq(err.msg, "unknown report \"speed\"; reports: completion-rate, completion-time, "
-                        "travel-distance, completion-seconds, failed-moves, coherence, "
-                        "suboptimality, portfolio, problem-types");
+  snprintf(want, sizeof want, "unknown report \"speed\"; reports: %s", list);
+  cr_expect_str_eq(err.msg, want);
   free(text);
   farm_store_close(st);
 }
@@ -504,9 +514,9 @@ Test(report, unknown_name_lists_reports_and_suggests_the_nearest) {
 Test(report, names_list_is_null_terminated) {
   int n = 0;
   while (farm_report_names[n]) n++;
-  cr_expect_eq(n, 9);
+  cr_expect_geq(n, 9);
   cr_expect_str_eq(farm_report_names[0], "completion-rate");
-  cr_expect_str_eq(farm_report_names[8], "problem-types");
+  cr_expect_str_eq(farm_report_names[n - 1], "problem-types");
 }
 
 /* Labels and maps come in the order of the plan that first wrote them, then of the plan's

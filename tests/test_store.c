@@ -1043,7 +1043,7 @@ Test(store, bad_record_is_refused_and_nothing_is_written) {
   mapf_diag err = {0};
   cr_expect_eq(farm_store_put(st, 0, recs, 2, &err), -1);
   cr_expect(strstr(err.msg, "record 1: job_key must be 32 hex digits, found \"not-a-key\"") != NULL,
-            "got: %s", err);
+            "got: %s", err.msg);
   recs[1].job_key = j[1].key;
   j[1].agent[1].final = 12; /* outside the 4 x 3 grid */
   cr_expect_eq(farm_store_put(st, 0, recs, 2, &err), -1);
