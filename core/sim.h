@@ -108,7 +108,7 @@ typedef struct mapf_result {
   double suboptimality;
   /* Direction maps (Jansen & Sturtevant 2008 Sec. 3; algorithms with a direction map, `dm`). */
   double coherence;                /* of the direction map at the end; NaN for other algorithms */
-  /* The MAPF literature's measures (e.g. Okumura 2023; Stern et al. 2019): solved when every
+  /* The MAPF literature's measures (Stern et al. 2019; Okumura 2023): solved when every
    * agent stands on its goal at the end (completed = agents); then the sum of costs is the sum
    * over agents of the step at which each reached its goal for good (completion_step), the
    * makespan their maximum. Both -1 when not solved: they mean nothing for a partial run. */
