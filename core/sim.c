@@ -323,6 +323,7 @@ static int patrol_turn(mapf__sim *sim, int32_t *target, const mapf_instance *ins
     target[a] = inst->goal[a];
   }
   if (vt->retarget) vt->retarget(sim, state, a);
+  if (sim->cfg->on_goal) sim->cfg->on_goal(sim->cfg->ud, sim->time, a, target[a]);
   return 1;
 }
 

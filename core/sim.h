@@ -127,6 +127,10 @@ void mapf_result_clear(mapf_result *res);
 /* Called after the start positions (t = 0) and after every step with every agent's cell. */
 typedef void (*mapf_step_fn)(void *ud, int64_t t, const int32_t *pos, int32_t n);
 
+/* Called when agent `agent`'s target becomes `cell` during the run, at step t (a patrol turn),
+ * so that a trace can show it. */
+typedef void (*mapf_goal_fn)(void *ud, int64_t t, int32_t agent, int32_t cell);
+
 typedef struct mapf_run_config {
   const mapf_grid *grid;
   const mapf_instance *inst;
@@ -136,6 +140,7 @@ typedef struct mapf_run_config {
   mapf_execution execution;
   uint64_t seed;          /* for any randomness the algorithm uses (derived from the job key) */
   mapf_step_fn on_step;   /* NULL: no trace */
+  mapf_goal_fn on_goal;   /* NULL: none */
   void *ud;
   /* Direction-map coherence is sampled into mapf_result.coherence_series at step 0 and every
    * sample_every steps (algorithms with a direction map only); 0: no series. */

@@ -21,6 +21,7 @@
 #include "mapfarm_version.h"
 #include "dataset.h"
 #include "expand.h"
+#include "html.h"
 #include "image.h"
 #include "merge.h"
 #include "plan.h"
@@ -45,7 +46,7 @@
 enum {
   O_DB = 1, O_THREADS, O_SHARD, O_MAPS, O_RETRY_FAILED, O_LIST, O_MAP, O_SCEN, O_AGENTS,
   O_PROBLEM, O_GENERATOR, O_GENERATOR_PARAM, O_SEED, O_ALGO, O_PARAM, O_STEPS, O_SECONDS,
-  O_EXPANSIONS, O_EXECUTION, O_TRACE, O_EXPORT_SCEN, O_FORMAT, O_MAX_AGENTS, O_ROWS, O_COLS,
+  O_EXPANSIONS, O_EXECUTION, O_TRACE, O_HTML, O_EXPORT_SCEN, O_FORMAT, O_MAX_AGENTS, O_ROWS, O_COLS,
   O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN
 };
 
@@ -99,6 +100,7 @@ static const farm_cli_opt solve_opts[] = {
     {O_EXPANSIONS, "expansions", "N", "limit on node expansions of all agents (default 0: none)"},
     {O_EXECUTION, "execution", "chains|single-pass", "how moves are executed (default chains)"},
     {O_TRACE, "trace", "FILE", "write every step's positions (mapf-visualizer's format)"},
+    {O_HTML, "html", "FILE", "write the viewer page with the map and the trace in it"},
     {O_EXPORT_SCEN, "export-scen", "FILE", "write the instance as a MovingAI .scen file"},
     {0}};
 static const farm_cli_opt report_opts[] = {
@@ -170,7 +172,7 @@ static const farm_cli_cmd commands[] = {
      "--map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
      "[--generator-param NAME=VALUE ...] [--seed S]) --algo NAME [--param NAME=VALUE ...]\n"
      "[--steps N] [--seconds S] [--expansions N] [--execution chains|single-pass]\n"
-     "[--trace FILE] [--export-scen FILE] [--maps DIR]",
+     "[--trace FILE] [--html FILE] [--export-scen FILE] [--maps DIR]",
      "run one instance with one algorithm and print its results", solve_opts, cmd_solve},
     {"report",
      "NAME --db FILE [--format text|md|csv] [--max-agents N] [--rows DIM] [--cols DIM]\n"
@@ -691,22 +693,68 @@ static int cmd_portfolio(const farm_cli_cmd *cmd, int argc, char **argv) {
 
 /* ---- mapfarm solve ------------------------------------------------------------------- */
 
+/* A trace being recorded (docs/commands.md, "Traces"): the step lines and the goal changes go
+ * to memory, because the header, which comes first, holds the result (solved, soc, ...). */
 typedef struct trace {
-  FILE *f;
+  FILE *steps, *goals; /* open_memstream */
+  char *steps_text, *goals_text;
+  size_t steps_len, goals_len;
   const mapf_grid *g;
 } trace;
 
+/* Every position with a trailing comma, the last one too: mapf-visualizer reads positions with
+ * the pattern \((\d+),(\d+),?(...)?\), and drops one without its comma. */
 static void write_positions(FILE *f, const mapf_grid *g, const int32_t *pos, int32_t n) {
   for (int32_t a = 0; a < n; a++)
-    fprintf(f, "%s(%d,%d)", a ? "," : "", (int)mapf_grid_x(g, pos[a]),
-            (int)mapf_grid_y(g, pos[a]));
+    fprintf(f, "(%d,%d),", (int)mapf_grid_x(g, pos[a]), (int)mapf_grid_y(g, pos[a]));
   fputc('\n', f);
 }
 
 static void on_step(void *ud, int64_t t, const int32_t *pos, int32_t n) {
   trace *tr = ud;
-  fprintf(tr->f, "%lld:", (long long)t);
-  write_positions(tr->f, tr->g, pos, n);
+  fprintf(tr->steps, "%lld:", (long long)t);
+  write_positions(tr->steps, tr->g, pos, n);
+}
+
+/* A patrol turn (or, later, a re-tasking): goal_change=STEP:AGENT:(x,y), in the header, where
+ * readers that do not know the key skip it (a line of positions after solution= would be read
+ * as a step). */
+static void on_goal(void *ud, int64_t t, int32_t agent, int32_t cell) {
+  trace *tr = ud;
+  fprintf(tr->goals, "goal_change=%lld:%d:(%d,%d)\n", (long long)t, (int)agent,
+          (int)mapf_grid_x(tr->g, cell), (int)mapf_grid_y(tr->g, cell));
+}
+
+/* The whole trace: the header mapf-visualizer and lacam3 write (agents, map_file, solver,
+ * solved, soc and makespan when solved, comp_time in ms), starts, goals, loops and goal
+ * changes, then solution= and one line per time step. Returns a malloc'd text, or NULL. */
+static char *trace_text(trace *tr, const mapf_instance *inst, const char *map_path,
+                        const char *solver, const mapf_result *res) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return NULL;
+  const char *base = strrchr(map_path, '/');
+  fprintf(f, "agents=%d\nmap_file=%s\nsolver=%s\nsolved=%d\n", (int)inst->n,
+          base ? base + 1 : map_path, solver, (int)res->solved);
+  if (res->solved)
+    fprintf(f, "soc=%lld\nmakespan=%lld\n", (long long)res->soc, (long long)res->makespan);
+  fprintf(f, "comp_time=%.0f\n", res->wall_seconds * 1000.0);
+  fprintf(f, "starts=");
+  write_positions(f, tr->g, inst->start, inst->n);
+  fprintf(f, "goals=");
+  write_positions(f, tr->g, inst->goal, inst->n);
+  /* Patrol (sim.h): agents go between start and goal `loops` times, so a trace that does not
+   * end on the goals is still complete. */
+  if (inst->loops > 0) fprintf(f, "loops=%d\n", (int)inst->loops);
+  fwrite(tr->goals_text, 1, tr->goals_len, f);
+  fprintf(f, "solution=\n");
+  fwrite(tr->steps_text, 1, tr->steps_len, f);
+  if (fclose(f) != 0) {
+    free(text);
+    return NULL;
+  }
+  return text;
 }
 
 /* A path given on the command line, else the same path under the map directories. */
@@ -877,7 +925,7 @@ static int make_instance(const farm_cli_cmd *cmd, instance_args *ia, map_dirs *m
 }
 
 static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
-  const char *algo_name = NULL, *trace_path = NULL, *export_path = NULL, *v;
+  const char *algo_name = NULL, *trace_path = NULL, *html_path = NULL, *export_path = NULL, *v;
   instance_args ia = {.seed = CLI_SEED, .problem = -1};
   mapf_limits limits = {SOLVE_STEPS, 0, 0};
   mapf_execution execution = MAPF_EXEC_CHAINS;
@@ -901,6 +949,9 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
       break;
     case O_TRACE:
       trace_path = v;
+      break;
+    case O_HTML:
+      html_path = v;
       break;
     case O_EXPORT_SCEN:
       export_path = v;
@@ -1011,28 +1062,27 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
   }
 
   if (status == 0 && limits.steps > 0) {
-    trace tr = {NULL, g};
-    if (trace_path) {
-      tr.f = fopen(trace_path, "w");
-      if (!tr.f) {
-        fprintf(stderr, "mapfarm: error: %s: cannot write: %s\n", trace_path, strerror(errno));
-        mapf_instance_free(inst);
-        mapf_grid_free(g);
-        free(md.env);
-        return EXIT_BAD_INPUT;
-      }
-      /* The header mapf-visualizer reads, then one line per time step. */
-      const char *base = strrchr(map_path, '/');
-      fprintf(tr.f, "agents=%d\nmap_file=%s\nsolver=%s\n", (int)inst->n,
-              base ? base + 1 : map_path, def->name);
-      fprintf(tr.f, "starts=");
-      write_positions(tr.f, g, inst->start, inst->n);
-      fprintf(tr.f, "goals=");
-      write_positions(tr.f, g, inst->goal, inst->n);
-      /* Patrol (sim.h): agents go between start and goal `loops` times, so a trace that does
-       * not end on the goals is still complete. Readers that do not know the key skip it. */
-      if (inst->loops > 0) fprintf(tr.f, "loops=%d\n", (int)inst->loops);
-      fprintf(tr.f, "solution=\n");
+    trace tr = {.g = g};
+    FILE *trace_file = NULL;
+    /* Opened before the run, so that a path that cannot be written fails at once. */
+    if (trace_path && !(trace_file = fopen(trace_path, "w"))) {
+      fprintf(stderr, "mapfarm: error: %s: cannot write: %s\n", trace_path, strerror(errno));
+      mapf_instance_free(inst);
+      mapf_grid_free(g);
+      free(md.env);
+      return EXIT_BAD_INPUT;
+    }
+    int tracing = trace_path || html_path;
+    if (tracing && (!(tr.steps = open_memstream(&tr.steps_text, &tr.steps_len)) ||
+                    !(tr.goals = open_memstream(&tr.goals_text, &tr.goals_len)))) {
+      fprintf(stderr, "mapfarm: error: out of memory\n");
+      if (tr.steps) fclose(tr.steps);
+      free(tr.steps_text);
+      if (trace_file) fclose(trace_file);
+      mapf_instance_free(inst);
+      mapf_grid_free(g);
+      free(md.env);
+      return EXIT_FAILED_JOBS;
     }
     mapf_run_config cfg = {0};
     cfg.grid = g;
@@ -1042,17 +1092,50 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
     cfg.limits = limits;
     cfg.execution = execution;
     cfg.seed = mapf_mix64((uint64_t)ia.seed);
-    cfg.on_step = tr.f ? on_step : NULL;
+    cfg.on_step = tracing ? on_step : NULL;
+    cfg.on_goal = tracing ? on_goal : NULL;
     cfg.ud = &tr;
     mapf_workspace *ws = mapf_workspace_new();
     mapf_result res;
     mapf_diag d = {0};
     int rc = ws ? mapf_run(ws, &cfg, &res, &d) : MAPF_ENOMEM;
     mapf_workspace_free(ws);
-    if (tr.f && fclose(tr.f) != 0) {
-      fprintf(stderr, "mapfarm: error: %s: cannot write: %s\n", trace_path, strerror(errno));
-      status = EXIT_BAD_INPUT;
+    char *text = NULL;
+    if (tracing) {
+      int ok = fclose(tr.steps) == 0;
+      ok &= fclose(tr.goals) == 0;
+      if (ok && rc == MAPF_OK) text = trace_text(&tr, inst, map_path, def->name, &res);
+      free(tr.steps_text);
+      free(tr.goals_text);
+      if (rc == MAPF_OK && !text) {
+        fprintf(stderr, "mapfarm: error: out of memory writing the trace\n");
+        status = EXIT_FAILED_JOBS;
+      }
     }
+    if (trace_file) {
+      if (text) fputs(text, trace_file);
+      int bad = ferror(trace_file);
+      if ((fclose(trace_file) != 0 || bad) && status == 0) {
+        fprintf(stderr, "mapfarm: error: %s: cannot write: %s\n", trace_path, strerror(errno));
+        status = EXIT_BAD_INPUT;
+      }
+    }
+    if (html_path && text) {
+      /* The viewer page, the map and the trace in it (farm/html.h). */
+      char title[600], mapbuf[4096];
+      const char *base = strrchr(map_path, '/');
+      snprintf(title, sizeof title, "%s: %s, %d agents", base ? base + 1 : map_path, def->name,
+               (int)inst->n);
+      const char *trace_name = trace_path ? strrchr(trace_path, '/') : NULL;
+      trace_name = trace_name ? trace_name + 1 : trace_path;
+      mapf_diag herr = {0};
+      if (farm_html_save(html_path, title, find_file(map_path, &md, mapbuf, sizeof mapbuf),
+                         trace_name, text, &herr) < 0) {
+        fprintf(stderr, "mapfarm: error: %s\n", herr.msg);
+        if (status == 0) status = EXIT_BAD_INPUT;
+      }
+    }
+    free(text);
     if (rc != MAPF_OK) {
       fprintf(stderr, "mapfarm: error: %s\n", ws ? res.message : "out of memory");
       status = EXIT_FAILED_JOBS;

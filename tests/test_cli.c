@@ -3,6 +3,7 @@
  * reports and expansion. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <regex.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "algo.h"
 #include "grid.h"
 #include "store.h"
 #include "testutil.h"
@@ -24,6 +26,121 @@ TestSuite(cli, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
 
 /* `mapfarm ARGS`, run where the test runs, its output captured in tmpdir (testutil.h). */
 #define mapfarm(out, err, ...) test_mapfarm(tmpdir, NULL, out, err, __VA_ARGS__)
+
+/* How many positions mapf-visualizer reads from a line: its parser takes every match of
+ * \((\d+),(\d+),?(...)?\), so a position without its trailing comma is dropped. */
+static int visualizer_positions(const regex_t *re, const char *line) {
+  int n = 0;
+  regmatch_t m;
+  while (regexec(re, line, 1, &m, 0) == 0) {
+    n++;
+    line += m.rm_eo;
+  }
+  return n;
+}
+
+/* A trace of every algorithm reads in full with mapf-visualizer's pattern: every agent on every
+ * step line, on starts= and goals=; and the header has what its ecosystem writes. A patrol
+ * trace records each turn as goal_change=STEP:AGENT:(x,y). */
+Test(cli, every_algorithms_trace_reads_in_full_with_the_visualizers_pattern) {
+  regex_t re;
+  cr_assert_eq(regcomp(&re, "\\(([0-9]+),([0-9]+),?(...)?\\),", REG_EXTENDED), 0);
+  char map[600], trace[600];
+  /* 12 x 12 with a wall of four cells: room for patrol bands and for agents to meet. */
+  snprintf(map, sizeof map, "%s/room.map", tmpdir);
+  FILE *mf = fopen(map, "w");
+  cr_assert_not_null(mf);
+  fputs("type octile\nheight 12\nwidth 12\nmap\n", mf);
+  for (int y = 0; y < 12; y++) fputs(y >= 3 && y < 7 ? ".....@......\n" : "............\n", mf);
+  cr_assert_eq(fclose(mf), 0);
+  snprintf(trace, sizeof trace, "%s/v.trace", tmpdir);
+  for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    const char *algo = mapf_algo_at(k)->name;
+    for (int one = 0; one <= 1; one++) {
+      int agents = one ? 1 : 6;
+      char *out, *err;
+      int rc = mapfarm(&out, &err,
+                       "solve --map '%s' --generator random --agents %d --seed 2 --algo %s "
+                       "--steps 40 --trace '%s'",
+                       map, agents, algo, trace);
+      cr_assert_eq(rc, 0, "%s: %s", algo, err);
+      char *text = test_slurp_text(trace);
+      int steps = 0;
+      char *save = NULL;
+      int in_solution = 0, header = 0;
+      for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (strcmp(line, "solution=") == 0) {
+          in_solution = 1;
+          continue;
+        }
+        if (!in_solution) {
+          header += strncmp(line, "agents=", 7) == 0 || strncmp(line, "map_file=", 9) == 0 ||
+                    strncmp(line, "solver=", 7) == 0 || strncmp(line, "solved=", 7) == 0 ||
+                    strncmp(line, "comp_time=", 10) == 0;
+          if (strncmp(line, "starts=", 7) == 0 || strncmp(line, "goals=", 6) == 0)
+            cr_expect_eq(visualizer_positions(&re, line), agents, "%s: %s", algo, line);
+          continue;
+        }
+        steps++;
+        cr_expect_eq(visualizer_positions(&re, line), agents, "%s, %d agents: %.60s", algo,
+                     agents, line);
+      }
+      cr_expect_eq(header, 5, "%s: agents, map_file, solver, solved, comp_time", algo);
+      cr_expect_gt(steps, 1, "%s", algo);
+      free(text);
+      free(out);
+      free(err);
+    }
+  }
+  /* Patrol: every turn is in the header; soc and makespan are there when solved. */
+  char *out, *err;
+  cr_assert_eq(mapfarm(&out, &err,
+                       "solve --map '%s' --generator patrol --generator-param loops=2 --agents 2 "
+                       "--seed 2 --algo bmaa --steps 400 --trace '%s'",
+                       map, trace),
+               0, "%s", err);
+  char *text = test_slurp_text(trace);
+  int turns = 0;
+  for (const char *p = text; (p = strstr(p, "\ngoal_change=")); p++) {
+    long long t;
+    int a, x, y;
+    cr_expect_eq(sscanf(p, "\ngoal_change=%lld:%d:(%d,%d)", &t, &a, &x, &y), 4);
+    turns++;
+  }
+  /* Two agents, two loops: goal -> start -> goal -> start is three turns each. */
+  cr_expect_eq(turns, 6, "%s", text);
+  cr_expect(strstr(text, "\nsolved=1\nsoc=") != NULL, "%.300s", text);
+  cr_expect(strstr(text, "goal_change=") < strstr(text, "solution="));
+  free(text);
+  free(out);
+  free(err);
+  /* --html: the viewer page with the map and this run's trace in it, with or without --trace;
+   * a page that cannot be written is an error naming it. */
+  char page[600];
+  snprintf(page, sizeof page, "%s/run.html", tmpdir);
+  cr_assert_eq(mapfarm(&out, &err,
+                       "solve --map '%s' --generator random --agents 3 --seed 2 --algo far "
+                       "--steps 40 --html '%s'",
+                       map, page),
+               0, "%s", err);
+  free(out);
+  free(err);
+  char *html = test_slurp_text(page);
+  cr_expect(strstr(html, "<title>room.map: far, 3 agents</title>") != NULL, "%.200s", html);
+  cr_expect(strstr(html, "data-name=\"room.map\">type octile\nheight 12\n") != NULL);
+  const char *tr = strstr(html, "id=\"trace\">agents=3\nmap_file=room.map\nsolver=far\n");
+  cr_expect(tr != NULL && strstr(tr, "\nsolution=\n0:(") != NULL);
+  free(html);
+  cr_assert_eq(mapfarm(&out, &err,
+                       "solve --map '%s' --generator random --agents 3 --seed 2 --algo far "
+                       "--steps 40 --html '%s/no/such/dir/x.html'",
+                       map, tmpdir),
+               2);
+  cr_expect(strstr(err, "no/such/dir/x.html") != NULL, "%s", err);
+  free(out);
+  free(err);
+  regfree(&re);
+}
 
 /* The issue's acceptance check: a BMAA* trace on lak307d in which every move is legal and whose
  * final positions give the printed completion rate. */
@@ -272,7 +389,8 @@ Test(cli, patrol_trace_names_its_loops_and_export_says_what_scen_drops) {
                        "--seed 5 --algo bmaa --steps 40 --trace '%s' --export-scen '%s'",
                        map, trace, scen), 0, "%s", err);
   char *tr = test_slurp_text(trace);
-  cr_assert(strstr(tr, "\ngoals=") && strstr(tr, "\nloops=3\nsolution=\n"), "%.300s", tr);
+  cr_assert(strstr(tr, "\ngoals=") && strstr(tr, "\nloops=3\n") && strstr(tr, "\nsolution=\n"),
+            "%.300s", tr);
   cr_assert(strstr(err, "patrol.scen: a .scen file holds start and goal only; this patrol "
                         "instance's loops=3 is not in it"), "%s", err);
   free(tr);
