@@ -254,6 +254,9 @@ static int invalid(const mapf_algo_def *def, mapf_diag *d, const char *what,
 
 int mapf_algo_validate(const mapf_algo_def *def, mapf_diag *d) {
   if (!def->vt) return invalid(def, d, "no planner (vt)", NULL);
+  if (!(def->work.expansion_ns >= 0 && def->work.agent_step_ns >= 0 &&
+        isfinite(def->work.expansion_ns) && isfinite(def->work.agent_step_ns)))
+    return invalid(def, d, "work weights must be finite and >= 0", NULL);
   return mapf_params_validate(def, d);
 }
 

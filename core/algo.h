@@ -51,6 +51,23 @@ typedef struct mapf_params {
 
 struct mapf__planner_vt; /* sim_int.h */
 
+/* The work model of an algorithm (limits.work, sim.h): what its operations cost, in
+ * nanoseconds of this project's reference machine, so that a budget charges each algorithm
+ * for what its search costs and the charge never depends on the clock (results stay the same
+ * on every machine and thread count). A run's work is
+ *   expansion_ns x node expansions + agent_step_ns x agents x steps begun.
+ * `mapfarm calibrate` measures both weights on the machine at hand and prints them beside
+ * these (docs/choices.md, "The work budget"). Both 0: no model (a `work` limit is refused). */
+typedef struct mapf_work_model {
+  double expansion_ns;  /* one node expansion, with the successors it generates */
+  double agent_step_ns; /* one agent for one step: the planner's per-agent overhead and moves */
+} mapf_work_model;
+
+/* Whether m holds a model (a weight above 0). */
+static inline int mapf_work_model_set(const mapf_work_model *m) {
+  return m->expansion_ns > 0 || m->agent_step_ns > 0;
+}
+
 typedef struct mapf_algo_def {
   const char *name;  /* canonical name in plans and on the command line, e.g. "bmaa" */
   const char *label; /* display name, e.g. "BMAA*" */
@@ -63,6 +80,7 @@ typedef struct mapf_algo_def {
    * MAPF_EINVAL / MAPF_EUNSUPPORTED with the reason in d (no location). */
   int (*rules)(const void *params, mapf_diag *d);
   const struct mapf__planner_vt *vt;
+  mapf_work_model work; /* zero: no work model */
 } mapf_algo_def;
 
 /* Defines mapf_algo_<id>, the description of one algorithm, and registers it: the build lists

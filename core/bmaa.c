@@ -408,4 +408,6 @@ MAPF_ALGORITHM(bmaa, 10) = {
     .nparams = MAPF_NPARAMS(bmaa_param_table),
     .size = sizeof(bmaa_params),
     .vt = &bmaa_vt,
+    /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
+    .work = {.expansion_ns = 700, .agent_step_ns = 60},
 };

@@ -473,4 +473,6 @@ MAPF_ALGORITHM(dm, 50) = {
     .nparams = MAPF_NPARAMS(dm_param_table),
     .size = sizeof(dm_params),
     .vt = &dm_vt,
+    /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
+    .work = {.expansion_ns = 400, .agent_step_ns = 100},
 };

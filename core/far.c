@@ -1146,6 +1146,8 @@ MAPF_ALGORITHM(far, 30) = {
     .nparams = MAPF_NPARAMS(far_param_table),
     .size = sizeof(far_params),
     .vt = &far_vt,
+    /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
+    .work = {.expansion_ns = 300, .agent_step_ns = 50},
 };
 
 MAPF_ALGORITHM(astar_replan, 40) = {
@@ -1157,4 +1159,6 @@ MAPF_ALGORITHM(astar_replan, 40) = {
     .nparams = MAPF_NPARAMS(astar_replan_param_table),
     .size = sizeof(astar_replan_params),
     .vt = &astar_replan_vt,
+    /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
+    .work = {.expansion_ns = 300, .agent_step_ns = 50},
 };

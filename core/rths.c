@@ -342,4 +342,6 @@ MAPF_ALGORITHM(rths, 60) = {
     .nparams = MAPF_NPARAMS(rths_param_table),
     .size = sizeof(rths_params),
     .vt = &rths_vt,
+    /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
+    .work = {.expansion_ns = 150, .agent_step_ns = 100},
 };

@@ -690,11 +690,12 @@ static const char doc_patrol[] =
     "for `loops` loops (Jansen & Sturtevant 2008 Sec. 4)";
 
 /* The algo.h views: the same names and parameters, for algo.c's parameter functions. */
-#define VIEW(name, doc, table, type)                                                            \
-  {name, name, doc, table, NPARAMS(table), sizeof(type), NULL, NULL}
+#define VIEW(gen, text, table, type)                                                           \
+  {.name = gen, .label = gen, .doc = text, .params = table, .nparams = NPARAMS(table),            \
+   .size = sizeof(type)}
 
 static const mapf_algo_def views[] = {
-    {"random", "random", doc_random, NULL, 0, 0, NULL, NULL},
+    {.name = "random", .label = "random", .doc = doc_random},
     VIEW("cross-sides", doc_cross, cross_table, cross_params),
     VIEW("swap-sides", doc_swap, swap_table, swap_params),
     VIEW("inside-out", doc_inside, centre_table, centre_params),

@@ -40,6 +40,8 @@ const char *mapf_limit_name(mapf_limit_kind k) {
     return "seconds";
   case MAPF_LIMIT_EXPANSIONS:
     return "expansions";
+  case MAPF_LIMIT_WORK:
+    return "work";
   default:
     return "";
   }
@@ -347,6 +349,9 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   if (rc == MAPF_OK) rc = mapf_params_check(cfg->algo, &cfg->params, d);
   if (rc == MAPF_OK && cfg->limits.steps < 1)
     rc = mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "limits: steps must be >= 1");
+  if (rc == MAPF_OK && cfg->limits.work > 0 && !mapf_work_model_set(&cfg->algo->work))
+    rc = mapf_diag_set(d, MAPF_EUNSUPPORTED, NULL, 0, 0,
+                       "limits: work: algorithm %s has no work model", cfg->algo->name);
   if (rc != MAPF_OK) {
     fail(res, d, rc, NULL);
     return rc;
@@ -374,6 +379,8 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   mapf_rng_seed(&sim.rng, cfg->seed);
   if (cfg->limits.seconds > 0) sim.deadline = t0 + cfg->limits.seconds;
   sim.max_expansions = cfg->limits.expansions;
+  sim.work = cfg->algo->work;
+  sim.max_work_ns = cfg->limits.work * 1e9;
   int32_t at_goal = 0;
   for (int32_t a = 0; a < n; a++) {
     sim.pos[a] = inst->start[a];
@@ -419,8 +426,13 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
       limit = MAPF_LIMIT_EXPANSIONS;
       break;
     }
+    if (sim.max_work_ns > 0 && mapf__sim_work_ns(&sim) >= sim.max_work_ns) {
+      limit = MAPF_LIMIT_WORK;
+      break;
+    }
 
     /* Search phase (Alg. 2 lines 2-4). */
+    sim.begun = sim.time + 1;
     double p0 = now_seconds();
     rc = vt->plan(&sim, state);
     double p1 = now_seconds();
@@ -489,6 +501,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   res->wall_seconds = now_seconds() - t0;
   res->steps = sim.time;
   res->expansions = sim.expansions;
+  res->work_seconds = mapf__sim_work_ns(&sim) * 1e-9;
   res->deadlocks_broken = sim.deadlocks_broken;
   res->limit = limit;
   res->status = limit == MAPF_LIMIT_NONE ? MAPF_STATUS_OK : MAPF_STATUS_LIMIT;

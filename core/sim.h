@@ -31,6 +31,9 @@ typedef struct mapf_limits {
   int64_t steps;      /* >= 1; the deterministic limit, always set */
   double seconds;     /* wall-clock limit; 0 = none */
   int64_t expansions; /* node expansions summed over all agents; 0 = none */
+  /* The work budget in modelled seconds (mapf_work_model in algo.h: each operation charged at
+   * its algorithm's weight, never by the clock); 0 = none. */
+  double work;
 } mapf_limits;
 
 typedef enum {
@@ -43,7 +46,8 @@ typedef enum {
   MAPF_LIMIT_NONE,
   MAPF_LIMIT_STEPS,
   MAPF_LIMIT_SECONDS,
-  MAPF_LIMIT_EXPANSIONS
+  MAPF_LIMIT_EXPANSIONS,
+  MAPF_LIMIT_WORK
 } mapf_limit_kind;
 
 const char *mapf_status_name(mapf_status s);    /* "ok", "limit", "error" */
@@ -93,6 +97,7 @@ typedef struct mapf_result {
   int64_t steps;                   /* time steps simulated */
   double wall_seconds;             /* whole run, set-up included */
   int64_t expansions;
+  double work_seconds;             /* the work charged by the algorithm's model (algo.h) */
   double planning_seconds;         /* total time in the search phase */
   double max_step_planning_seconds;/* the largest single step's search phase */
   int64_t failed_moves, pushes, searches, deadlocks_broken;

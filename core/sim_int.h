@@ -31,8 +31,11 @@ typedef struct mapf__sim {
   mapf_rng rng;
   double deadline;    /* monotonic seconds at which the wall-clock limit ends the run; 0: none */
   int64_t max_expansions; /* the expansion budget of the run; 0: none */
-  /* Set by a planner that found a limit passed mid-step: MAPF_LIMIT_SECONDS or
-   * MAPF_LIMIT_EXPANSIONS (0 while none has). */
+  mapf_work_model work;   /* the algorithm's weights (algo.h) */
+  double max_work_ns;     /* the work budget of the run in modelled ns; 0: none */
+  int64_t begun;          /* steps whose planning has begun */
+  /* Set by a planner that found a limit passed mid-step: MAPF_LIMIT_SECONDS,
+   * MAPF_LIMIT_EXPANSIONS or MAPF_LIMIT_WORK (0 while none has). */
   int expired;
   int64_t deadlocks_broken; /* incremented by planners that break deadlocks (FAR) */
 } mapf__sim;
@@ -46,10 +49,19 @@ double mapf__now(void);
  * map spend 30 million expansions in that one step). The budget is checked first, so which
  * limit ends a run does not depend on the clock when it can be helped. Returns 1 (and sets
  * sim->expired) when a limit has passed. */
+/* The work charged so far, in modelled ns: every expansion at its algorithm's weight, and
+ * every agent of every step begun (the step being planned counts). */
+static inline double mapf__sim_work_ns(const mapf__sim *sim) {
+  return sim->work.expansion_ns * (double)sim->expansions +
+         sim->work.agent_step_ns * (double)sim->n * (double)sim->begun;
+}
+
 static inline int mapf__sim_expired(mapf__sim *sim) {
   if (!sim->expired) {
     if (sim->max_expansions > 0 && sim->expansions >= sim->max_expansions)
       sim->expired = MAPF_LIMIT_EXPANSIONS;
+    else if (sim->max_work_ns > 0 && mapf__sim_work_ns(sim) >= sim->max_work_ns)
+      sim->expired = MAPF_LIMIT_WORK;
     else if (sim->deadline > 0 && mapf__now() >= sim->deadline)
       sim->expired = MAPF_LIMIT_SECONDS;
   }

@@ -684,4 +684,6 @@ MAPF_ALGORITHM(whca, 20) = {
     .size = sizeof(whca_params),
     .rules = whca_rules,
     .vt = &whca_vt,
+    /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
+    .work = {.expansion_ns = 1200, .agent_step_ns = 200},
 };

@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -114,4 +115,79 @@ int farm_bench_sim_run(const mapf_grid *g, const farm_bench_sim_opts *o, farm_be
   mapf_workspace_free(ws);
   mapf_instance_free(inst);
   return rc;
+}
+
+/* ---- calibrate ------------------------------------------------------------------------ */
+
+static double charged_seconds(const mapf_work_model *m, const farm_bench_sim *r) {
+  return (m->expansion_ns * (double)r->expansions + m->agent_step_ns * (double)r->agent_steps) *
+         1e-9;
+}
+
+static double correlation(const mapf_work_model *m, const farm_bench_sim *runs, int32_t n) {
+  double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+  for (int32_t i = 0; i < n; i++) {
+    double x = charged_seconds(m, &runs[i]), y = runs[i].seconds;
+    sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
+  }
+  double vx = sxx - sx * sx / n, vy = syy - sy * sy / n;
+  return vx > 0 && vy > 0 ? (sxy - sx * sy / n) / sqrt(vx * vy) : NAN;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median_ratio(const mapf_work_model *m, const farm_bench_sim *runs, int32_t n) {
+  double *r = malloc((size_t)n * sizeof *r);
+  if (!r) return NAN;
+  int32_t k = 0;
+  for (int32_t i = 0; i < n; i++)
+    if (runs[i].seconds > 0) r[k++] = charged_seconds(m, &runs[i]) / runs[i].seconds;
+  qsort(r, (size_t)k, sizeof *r, cmp_double);
+  double med = k == 0 ? NAN : k % 2 ? r[k / 2] : (r[k / 2 - 1] + r[k / 2]) / 2;
+  free(r);
+  return med;
+}
+
+void farm_calibrate_fit(const farm_bench_sim *runs, int32_t n, const mapf_work_model *builtin,
+                        farm_calibration *out) {
+  memset(out, 0, sizeof *out);
+  out->runs = n;
+  /* Relative least squares: each run's row divided by its seconds, so a short run weighs as
+   * much as a long one; two unknowns, so the normal equations are 2 x 2. */
+  double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0;
+  for (int32_t i = 0; i < n; i++) {
+    if (runs[i].seconds <= 0) continue;
+    double x1 = (double)runs[i].expansions * 1e-9 / runs[i].seconds;
+    double x2 = (double)runs[i].agent_steps * 1e-9 / runs[i].seconds;
+    a11 += x1 * x1, a12 += x1 * x2, a22 += x2 * x2, b1 += x1, b2 += x2;
+  }
+  double det = a11 * a22 - a12 * a12, e = 0, s = 0;
+  if (det > 0) {
+    e = (b1 * a22 - b2 * a12) / det;
+    s = (a11 * b2 - a12 * b1) / det;
+  }
+  /* A negative weight means nothing: fit the other alone. */
+  if (!(det > 0) || e < 0 || s < 0) {
+    double fe = a11 > 0 ? b1 / a11 : 0, fs = a22 > 0 ? b2 / a22 : 0;
+    /* Of the two one-weight fits, the one with the smaller residual. */
+    double re = 0, rs = 0;
+    for (int32_t i = 0; i < n; i++) {
+      if (runs[i].seconds <= 0) continue;
+      double x1 = (double)runs[i].expansions * 1e-9 / runs[i].seconds;
+      double x2 = (double)runs[i].agent_steps * 1e-9 / runs[i].seconds;
+      re += (fe * x1 - 1) * (fe * x1 - 1);
+      rs += (fs * x2 - 1) * (fs * x2 - 1);
+    }
+    e = re <= rs ? fe : 0;
+    s = re <= rs ? 0 : fs;
+  }
+  out->fitted.expansion_ns = e;
+  out->fitted.agent_step_ns = s;
+  out->r_builtin = correlation(builtin, runs, n);
+  out->r_fitted = correlation(&out->fitted, runs, n);
+  out->ratio_builtin = median_ratio(builtin, runs, n);
+  out->ratio_fitted = median_ratio(&out->fitted, runs, n);
 }

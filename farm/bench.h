@@ -66,4 +66,21 @@ typedef struct farm_bench_sim {
 int farm_bench_sim_run(const mapf_grid *g, const farm_bench_sim_opts *o, farm_bench_sim *out,
                        mapf_diag *d);
 
+/* The work model (core/algo.h) fitted to measured runs of one algorithm (`mapfarm
+ * calibrate`): the weights that make expansion_ns x expansions + agent_step_ns x agent_steps
+ * closest to each run's CPU seconds in relative terms (least squares on charged / measured -
+ * 1, both weights >= 0), and how well the built-in and the fitted weights track the runs. */
+typedef struct farm_calibration {
+  int32_t runs;
+  mapf_work_model fitted;
+  double r_builtin, r_fitted;     /* Pearson correlation of charged and measured seconds */
+  double ratio_builtin;           /* median of charged / measured with the built-in weights */
+  double ratio_fitted;            /* the same with the fitted ones */
+} farm_calibration;
+
+/* Fits runs[0..n) of one algorithm (their expansions, agent_steps and seconds) and compares
+ * the built-in weights. n >= 1. */
+void farm_calibrate_fit(const farm_bench_sim *runs, int32_t n, const mapf_work_model *builtin,
+                        farm_calibration *out);
+
 #endif

@@ -158,6 +158,12 @@ const farm_column farm_columns[] = {
     {.name = "makespan", .type = "INTEGER", .flags = METRIC | FARM_COL_NULL_UNKNOWN,
      RES(OPT64, makespan), .show = FARM_SHOW_SET, .report = "makespan",
      .title = "Makespan (steps; solved instances only)", .scale = 1.0, .decimals = 1},
+    /* Schema version 5: the work budget (limits.work) and the work charged (core/algo.h). */
+    {.name = "limit_work", .type = "REAL", .flags = CMP | FARM_COL_NULL_UNKNOWN,
+     REC(F64, limits.work)},
+    {.name = "work_seconds", .type = "REAL", .flags = METRIC | FARM_COL_NULL_UNKNOWN,
+     RES(F64, work_seconds), .show = FARM_SHOW_ALWAYS, .report = "work",
+     .title = "Work charged (modelled seconds)", .scale = 1.0, .decimals = 3},
 };
 
 #define NCOLUMNS ((int32_t)(sizeof farm_columns / sizeof farm_columns[0]))

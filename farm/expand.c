@@ -17,6 +17,8 @@
  *   algorithm=<canonical name>
  *   params=<mapf_params_json: every parameter, sorted by name>
  *   limits=steps:<n>,seconds:<shortest %g from one digit: 30 -> 3e+01>,expansions:<n>
+ *          then ,work:<shortest %g> only when the job has a work budget
+ *          (the job's limits: the plan's, with its entry's own `limits` over them)
  *   execution=<chains | single-pass>
  *
  * The instance seed is the 64-bit hash of the first six lines only, so every algorithm (and
@@ -60,14 +62,20 @@ void farm_space_free(farm_space *sp) {
  * parameter JSON. Returns the length, truncated to n - 1. */
 static int key_tail(const farm_plan *plan, const farm_algo_spec *as, const char *json, char *buf,
                     size_t n) {
-  char secs[40];
+  mapf_limits l = farm_algo_limits(plan, as);
+  char secs[40], work[48] = "";
   /* From one digit, not MAPF_REAL_DIGITS: this form is in every stored key (mapfarm-job/1). */
-  mapf_format_real(plan->limits.seconds, 1, secs, sizeof secs);
+  mapf_format_real(l.seconds, 1, secs, sizeof secs);
+  /* A work budget adds its field; a plan without one keeps the keys it always had. */
+  if (l.work > 0) {
+    memcpy(work, ",work:", 7);
+    mapf_format_real(l.work, MAPF_REAL_DIGITS, work + 6, sizeof work - 6);
+  }
   int len = snprintf(buf, n,
-                     "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,expansions:%lld\n"
+                     "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,expansions:%lld%s\n"
                      "execution=%s\n",
-                     as->def->name, json, (long long)plan->limits.steps, secs,
-                     (long long)plan->limits.expansions, mapf_execution_name(plan->execution));
+                     as->def->name, json, (long long)l.steps, secs, (long long)l.expansions, work,
+                     mapf_execution_name(plan->execution));
   return len < (int)n ? len : (int)n - 1;
 }
 
@@ -394,6 +402,15 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
 static void table_row(const farm_param_table *t, int64_t row, mapf_params *p) {
   const double *v = t->values + row * t->ncols;
   for (int32_t k = 0; k < t->ncols; k++) p->v[t->index[k]] = v[k];
+}
+
+mapf_limits farm_algo_limits(const farm_plan *plan, const farm_algo_spec *as) {
+  mapf_limits l = plan->limits;
+  if (as->limits_set & FARM_LIMIT_STEPS) l.steps = as->limits.steps;
+  if (as->limits_set & FARM_LIMIT_SECONDS) l.seconds = as->limits.seconds;
+  if (as->limits_set & FARM_LIMIT_EXPANSIONS) l.expansions = as->limits.expansions;
+  if (as->limits_set & FARM_LIMIT_WORK) l.work = as->limits.work;
+  return l;
 }
 
 void farm_algo_raw(const farm_algo_spec *as, int64_t raw, mapf_params *p) {

@@ -78,6 +78,10 @@ int farm_job_label(const farm_space *sp, const farm_job *job, char *buf, size_t 
 int farm_job_instance(const farm_space *sp, const farm_job *job, mapf_instance **out,
                       mapf_diag *d);
 
+/* The limits of the entry's jobs: the plan's, with the keys the entry's own `limits` gives
+ * replaced. */
+mapf_limits farm_algo_limits(const farm_plan *plan, const farm_algo_spec *as);
+
 /* Fills p with as->base and the values of raw combination `raw` (before `exclude`): mixed
  * radix with the params axes outermost (the first named first), then the zip groups, then the
  * sampled configurations. The plan parser applies `exclude` through it. */

@@ -12,14 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fixed fields of a configuration: their printed names and columns of results. The last
- * four are schema version 4's; an older file read as it is has NULL there. */
-enum { F_ALGORITHM, F_STEPS, F_SECONDS, F_EXPANSIONS, F_EXECUTION, F_N };
-static const char *const field_name[F_N] = {"algorithm", "steps", "seconds", "expansions",
-                                            "execution"};
-static const char *const field_column[F_N] = {"algorithm", "limit_steps", "limit_seconds",
-                                              "limit_expansions", "execution"};
-static const int field_is_text[F_N] = {1, 0, 0, 0, 1};
+/* The fixed fields of a configuration: their printed names and columns of results. The limits
+ * and execution are schema version 4's (work version 5's); an older file read as it is has NULL
+ * there. */
+enum { F_ALGORITHM, F_STEPS, F_SECONDS, F_EXPANSIONS, F_WORK, F_EXECUTION, F_N };
+static const char *const field_name[F_N] = {"algorithm", "steps",  "seconds",
+                                            "expansions", "work", "execution"};
+static const char *const field_column[F_N] = {"algorithm",        "limit_steps", "limit_seconds",
+                                              "limit_expansions", "limit_work",  "execution"};
+static const int field_is_text[F_N] = {1, 0, 0, 0, 0, 1};
 
 typedef struct lb_config {
   char *key;             /* the configuration key, as farm_labels_key_sql computes it */

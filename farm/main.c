@@ -23,6 +23,7 @@
 #include "expand.h"
 #include "html.h"
 #include "image.h"
+#include "mapgen.h"
 #include "merge.h"
 #include "plan.h"
 #include "portfolio.h"
@@ -46,8 +47,8 @@
 enum {
   O_DB = 1, O_THREADS, O_SHARD, O_MAPS, O_RETRY_FAILED, O_LIST, O_MAP, O_SCEN, O_AGENTS,
   O_PROBLEM, O_GENERATOR, O_GENERATOR_PARAM, O_SEED, O_ALGO, O_PARAM, O_STEPS, O_SECONDS,
-  O_EXPANSIONS, O_EXECUTION, O_TRACE, O_HTML, O_EXPORT_SCEN, O_FORMAT, O_MAX_AGENTS, O_ROWS, O_COLS,
-  O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN
+  O_EXPANSIONS, O_WORK, O_EXECUTION, O_TRACE, O_HTML, O_EXPORT_SCEN, O_FORMAT, O_MAX_AGENTS,
+  O_ROWS, O_COLS, O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN, O_INSTANCES
 };
 
 #define OPT_MAPS                                                                             \
@@ -98,6 +99,7 @@ static const farm_cli_opt solve_opts[] = {
      "step limit (default " STR(SOLVE_STEPS) "; 0: build the instance only)"},
     {O_SECONDS, "seconds", "S", "wall-clock limit in seconds (default 0: none)"},
     {O_EXPANSIONS, "expansions", "N", "limit on node expansions of all agents (default 0: none)"},
+    {O_WORK, "work", "S", "work budget in modelled seconds (default 0: none; docs/plans.md)"},
     {O_EXECUTION, "execution", "chains|single-pass", "how moves are executed (default chains)"},
     {O_TRACE, "trace", "FILE", "write every step's positions (mapf-visualizer's format)"},
     {O_HTML, "html", "FILE", "write the viewer page with the map and the trace in it"},
@@ -145,6 +147,18 @@ static const farm_cli_opt bench_sim_opts[] = {
     {O_SEED, "seed", "S", "seed of the random instances (default " STR(CLI_SEED) ")"},
     OPT_MAPS, {0}};
 
+#define CALIBRATE_AGENTS "25,100,400"
+#define CALIBRATE_INSTANCES 3
+#define CALIBRATE_STEPS 200
+static const farm_cli_opt calibrate_opts[] = {
+    {O_MAP, "map", "MAP", "the map (default: a generated 128 x 128 random map, density 0.2)"},
+    {O_AGENTS, "agents", "N[,N...]", "agent counts (default " CALIBRATE_AGENTS ")"},
+    {O_INSTANCES, "instances", "K",
+     "random instances per agent count (default " STR(CALIBRATE_INSTANCES) ")"},
+    {O_ALGO, "algo", "NAME", "one algorithm (default: every one)"},
+    {O_STEPS, "steps", "N", "step limit per run (default " STR(CALIBRATE_STEPS) ")"},
+    OPT_MAPS, {0}};
+
 static int cmd_run(const farm_cli_cmd *, int, char **);
 static int cmd_expand(const farm_cli_cmd *, int, char **);
 static int cmd_solve(const farm_cli_cmd *, int, char **);
@@ -159,6 +173,7 @@ static int cmd_algorithms(const farm_cli_cmd *, int, char **);
 static int cmd_generators(const farm_cli_cmd *, int, char **);
 static int cmd_reports(const farm_cli_cmd *, int, char **);
 static int cmd_bench(const farm_cli_cmd *, int, char **);
+static int cmd_calibrate(const farm_cli_cmd *, int, char **);
 static int cmd_version(const farm_cli_cmd *, int, char **);
 static int cmd_help(const farm_cli_cmd *, int, char **);
 
@@ -171,7 +186,7 @@ static const farm_cli_cmd commands[] = {
     {"solve",
      "--map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
      "[--generator-param NAME=VALUE ...] [--seed S]) --algo NAME [--param NAME=VALUE ...]\n"
-     "[--steps N] [--seconds S] [--expansions N] [--execution chains|single-pass]\n"
+     "[--steps N] [--seconds S] [--expansions N] [--work S] [--execution chains|single-pass]\n"
      "[--trace FILE] [--html FILE] [--export-scen FILE] [--maps DIR]",
      "run one instance with one algorithm and print its results", solve_opts, cmd_solve},
     {"report",
@@ -208,6 +223,10 @@ static const farm_cli_cmd commands[] = {
     {"bench sim",
      "--map MAP [--agents N[,N...]] [--algo NAME] [--steps N] [--seed S] [--maps DIR]",
      "agent-steps per second of every multi-agent algorithm", bench_sim_opts, cmd_bench},
+    {"calibrate",
+     "[--map MAP] [--agents N[,N...]] [--instances K] [--algo NAME] [--steps N] [--maps DIR]",
+     "measure each algorithm's work weights on this machine beside the built-in ones",
+     calibrate_opts, cmd_calibrate},
     {"version", "", "the version (also mapfarm --version)", NULL, cmd_version},
     {"help", "[COMMAND]", "the commands, or one command's usage and options", NULL, cmd_help},
 };
@@ -927,7 +946,7 @@ static int make_instance(const farm_cli_cmd *cmd, instance_args *ia, map_dirs *m
 static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
   const char *algo_name = NULL, *trace_path = NULL, *html_path = NULL, *export_path = NULL, *v;
   instance_args ia = {.seed = CLI_SEED, .problem = -1};
-  mapf_limits limits = {SOLVE_STEPS, 0, 0};
+  mapf_limits limits = {.steps = SOLVE_STEPS};
   mapf_execution execution = MAPF_EXEC_CHAINS;
   const char *params[64];
   int nparams = 0;
@@ -969,6 +988,10 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
       if (parse_long(v, 0, 0x7fffffffffffffffLL, &n) < 0)
         return usage_error(cmd, "--expansions: expected an integer >= 0, found \"%s\"", v);
       limits.expansions = n;
+      break;
+    case O_WORK:
+      if (parse_double(v, 0, 1e9, &limits.work) < 0)
+        return usage_error(cmd, "--work: expected a number >= 0, found \"%s\"", v);
       break;
     case O_EXECUTION: {
       int e = mapf_execution_parse(v);
@@ -1611,6 +1634,132 @@ static int cmd_runs(const farm_cli_cmd *cmd, int argc, char **argv) {
 }
 
 /* ---- mapfarm bench ------------------------------------------------------------------ */
+
+/* `calibrate`: each algorithm's work model (core/algo.h) measured on this machine. The runs are
+ * paired: every instance runs every algorithm before the next instance, so a machine that
+ * changes speed during the measurement changes every algorithm's figures alike. Prints, per
+ * algorithm, the built-in and the fitted weights with their ratio, and how well each tracks
+ * the runs' CPU seconds (correlation, median charged / measured). */
+static int cmd_calibrate(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *map_path = NULL, *algo_name = NULL, *agents_arg = CALIBRATE_AGENTS, *v;
+  long long steps = CALIBRATE_STEPS, instances = CALIBRATE_INSTANCES;
+  map_dirs md = {0};
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      return usage_error(cmd, "unexpected argument \"%s\"", v);
+    case O_MAP:
+      map_path = v;
+      break;
+    case O_MAPS:
+      map_dirs_add(&md, v);
+      break;
+    case O_AGENTS:
+      agents_arg = v;
+      break;
+    case O_ALGO:
+      algo_name = v;
+      break;
+    case O_STEPS:
+      if (parse_long(v, 1, 100000000, &steps) < 0)
+        return usage_error(cmd, "--steps: expected an integer >= 1, found \"%s\"", v);
+      break;
+    case O_INSTANCES:
+      if (parse_long(v, 1, 1000, &instances) < 0)
+        return usage_error(cmd, "--instances: expected an integer in [1, 1000], found \"%s\"", v);
+      break;
+    }
+  }
+  long long counts[64];
+  int ncounts = 0;
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", agents_arg);
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    if (ncounts == 64 || parse_long(tok, 1, 100000, &counts[ncounts]) < 0)
+      return usage_error(cmd, "--agents: expected integers >= 1 separated by commas, found \"%s\"",
+                         agents_arg);
+    ncounts++;
+  }
+  if (ncounts == 0)
+    return usage_error(cmd, "--agents: expected integers >= 1 separated by commas, found \"%s\"",
+                       agents_arg);
+  const mapf_algo_def *algos[32];
+  int32_t nalgos = 0;
+  for (int32_t i = 0; i < mapf_algo_count() && nalgos < 32; i++) {
+    const mapf_algo_def *a = mapf_algo_at(i);
+    if (algo_name ? strcmp(a->name, algo_name) == 0 : mapf_work_model_set(&a->work))
+      algos[nalgos++] = a;
+  }
+  if (nalgos == 0)
+    return input_error(cmd, "--algo: unknown algorithm \"%s\" (mapfarm algorithms lists them)",
+                       algo_name);
+  map_dirs_env(&md);
+  mapf_grid *g = NULL;
+  mapf_diag d = {0};
+  int rc;
+  if (map_path) {
+    char pathbuf[4096];
+    rc = mapf_grid_load(find_file(map_path, &md, pathbuf, sizeof pathbuf), &g, &d);
+  } else {
+    mapf_mapgen_params mp;
+    mapf_mapgen_defaults(&mp, MAPF_MAPGEN_RANDOM);
+    mp.width = mp.height = 128;
+    mp.density = 0.2;
+    mp.seed = 1;
+    rc = mapf_mapgen(&mp, &g, &d);
+  }
+  free(md.env);
+  if (rc != MAPF_OK) {
+    print_diag(&d);
+    return EXIT_BAD_INPUT;
+  }
+  int32_t per = ncounts * (int32_t)instances;
+  farm_bench_sim *runs = calloc((size_t)nalgos * (size_t)per, sizeof *runs);
+  if (!runs) {
+    mapf_grid_free(g);
+    fprintf(stderr, "mapfarm: error: out of memory\n");
+    return EXIT_FAILED_JOBS;
+  }
+  printf("map %s, agents %s, %lld instances each, at most %lld steps; CPU seconds per run\n",
+         g->name, agents_arg, instances, steps);
+  int status = 0;
+  for (int32_t c = 0; c < ncounts && status == 0; c++)
+    for (int32_t k = 0; k < instances && status == 0; k++)
+      for (int32_t a = 0; a < nalgos && status == 0; a++) {
+        farm_bench_sim_opts o = {algos[a], (int32_t)counts[c], steps, (uint64_t)k + 1};
+        if (farm_bench_sim_run(g, &o, &runs[a * per + c * instances + k], &d) != MAPF_OK) {
+          fprintf(stderr, "mapfarm: error: %s, %lld agents: %s\n", algos[a]->name, counts[c],
+                  d.msg);
+          status = EXIT_FAILED_JOBS;
+        }
+      }
+  if (status == 0) {
+    printf("%-13s %9s %9s %6s %9s %9s %6s %5s %7s %7s %7s %7s\n", "algorithm", "exp_ns",
+           "measured", "ratio", "step_ns", "measured", "ratio", "runs", "r_built", "r_fit",
+           "x_built", "x_fit");
+    for (int32_t a = 0; a < nalgos; a++) {
+      const mapf_work_model *w = &algos[a]->work;
+      farm_calibration cal;
+      farm_calibrate_fit(&runs[a * per], per, w, &cal);
+      printf("%-13s %9.1f %9.1f %6.2f %9.1f %9.1f %6.2f %5d %7.3f %7.3f %7.2f %7.2f\n",
+             algos[a]->name, w->expansion_ns, cal.fitted.expansion_ns,
+             w->expansion_ns > 0 ? cal.fitted.expansion_ns / w->expansion_ns : NAN,
+             w->agent_step_ns, cal.fitted.agent_step_ns,
+             w->agent_step_ns > 0 ? cal.fitted.agent_step_ns / w->agent_step_ns : NAN,
+             (int)cal.runs, cal.r_builtin, cal.r_fitted, cal.ratio_builtin, cal.ratio_fitted);
+    }
+    printf("ratio: measured / built-in weight; r: correlation of charged and measured seconds "
+           "over the runs;\nx: median of charged / measured seconds (1: the model charges what "
+           "the runs took here)\n");
+  }
+  free(runs);
+  mapf_grid_free(g);
+  return status;
+}
 
 /* `bench astar`: every query of a scenario file, search time only. `bench sim`: agent-steps per
  * second of every multi-agent algorithm of the registry (or --algo) on random instances, one

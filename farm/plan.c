@@ -31,23 +31,36 @@
 
 /* ---- limits, execution, top level -------------------------------------------------------- */
 
-static void parse_limits(pctx *c, farm_plan *plan, const pnode *v) {
-  static const char *const keys[] = {"steps", "seconds", "expansions"};
+void farm__plan_parse_limits(pctx *c, const pnode *v, mapf_limits *out, unsigned *set) {
+  static const char *const keys[] = {"steps", "seconds", "expansions", "work"};
   char fbuf[80];
   if (farm__plan_bad(c, v)) return;
   if (v->kind != PN_MAP) {
     farm__plan_perr(c, v->line, v->col,
-                    "limits: expected a mapping (steps, seconds, expansions), found %s", FOUND(v));
+                    "limits: expected a mapping (steps, seconds, expansions, work), found %s",
+                    FOUND(v));
     return;
   }
-  kv f[3];
-  farm__plan_walk_map(c, v, keys, 3, f, "limits");
+  kv f[4];
+  farm__plan_walk_map(c, v, keys, 4, f, "limits");
   long long x;
-  if (f[0].val && farm__plan_get_int(c, f[0].val, "steps", 1, LLONG_MAX, &x) == 0)
-    plan->limits.steps = x;
-  if (f[1].val) farm__plan_get_real(c, f[1].val, "seconds", 0, INFINITY, &plan->limits.seconds);
-  if (f[2].val && farm__plan_get_int(c, f[2].val, "expansions", 0, LLONG_MAX, &x) == 0)
-    plan->limits.expansions = x;
+  if (f[0].val && farm__plan_get_int(c, f[0].val, "steps", 1, LLONG_MAX, &x) == 0) {
+    out->steps = x;
+    *set |= FARM_LIMIT_STEPS;
+  }
+  if (f[1].val && farm__plan_get_real(c, f[1].val, "seconds", 0, INFINITY, &out->seconds) == 0)
+    *set |= FARM_LIMIT_SECONDS;
+  if (f[2].val && farm__plan_get_int(c, f[2].val, "expansions", 0, LLONG_MAX, &x) == 0) {
+    out->expansions = x;
+    *set |= FARM_LIMIT_EXPANSIONS;
+  }
+  if (f[3].val && farm__plan_get_real(c, f[3].val, "work", 0, INFINITY, &out->work) == 0)
+    *set |= FARM_LIMIT_WORK;
+}
+
+static void parse_limits(pctx *c, farm_plan *plan, const pnode *v) {
+  unsigned set = 0;
+  farm__plan_parse_limits(c, v, &plan->limits, &set);
 }
 
 static void parse_execution(pctx *c, farm_plan *plan, const pnode *v) {
@@ -134,8 +147,10 @@ static const root_key root_keys[] = {
     {"maps", 1, root_maps, "MovingAI .map files and generated maps"},
     {"scenarios", 1, root_scenarios, "scenario generators or .scen files, agent counts, instances"},
     {"defaults", 0, root_defaults, "per algorithm, values replacing the registry's defaults"},
-    {"algorithms", 1, root_algorithms, "algorithm entries: name, label, params, zip, exclude, sample"},
-    {"limits", 0, root_limits, "steps (default 10000), seconds and expansions (0: none)"},
+    {"limits", 0, root_limits,
+     "steps (default 10000), seconds, expansions and work (0: none); an entry may override them"},
+    {"algorithms", 1, root_algorithms,
+     "algorithm entries: name, label, params, zip, exclude, sample, limits"},
     {"execution", 0, root_execution, "chains (default) or single-pass"},
     {"coherence_every", 0, root_coherence_every,
      "steps between direction-map coherence samples (default 100; 0: none)"},

@@ -96,8 +96,20 @@ typedef struct farm_algo_spec {
   int32_t *keep;           /* raw combinations surviving `exclude`, ascending, ncombos of them;
                               NULL when nothing is excluded (combination i is raw i) */
   int64_t ncombos;         /* combinations that give jobs (nraw less the excluded ones) */
+  /* The entry's own `limits`: the keys in limits_set (FARM_LIMIT_*) replace the plan's for
+   * this entry's jobs (farm_algo_limits). */
+  mapf_limits limits;
+  unsigned limits_set;
   int line, col;
 } farm_algo_spec;
+
+/* The keys of a `limits` mapping. */
+enum {
+  FARM_LIMIT_STEPS = 1,
+  FARM_LIMIT_SECONDS = 2,
+  FARM_LIMIT_EXPANSIONS = 4,
+  FARM_LIMIT_WORK = 8
+};
 
 typedef struct farm_plan {
   char *path;              /* the plan file */

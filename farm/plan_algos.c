@@ -931,10 +931,10 @@ static int cmp_combo_key(const void *a, const void *b) {
  * (shortest round-trip reals, integers, booleans), except that -0 prints as 0: so hashing the
  * values, with -0 folded into 0, gives equal hashes exactly for
  * equal texts, without formatting a million JSON texts (O(parameters) per combination). */
-static mapf_hash128 combo_hash(const farm_algo_spec *as, int64_t combo) {
+static mapf_hash128 combo_hash(const farm_plan *plan, const farm_algo_spec *as, int64_t combo) {
   mapf_params p;
   farm_algo_combo(as, combo, &p);
-  unsigned char buf[128 + MAPF_MAX_PARAMS * sizeof(double)];
+  unsigned char buf[128 + MAPF_MAX_PARAMS * sizeof(double) + sizeof(mapf_limits)];
   size_t len = strlen(as->def->name);
   if (len > 127) len = 127; /* registry names are short identifiers */
   memcpy(buf, as->def->name, len);
@@ -944,6 +944,12 @@ static mapf_hash128 combo_hash(const farm_algo_spec *as, int64_t combo) {
     memcpy(buf + len, &v, sizeof v);
     len += sizeof v;
   }
+  /* The entry's limits are part of its jobs' keys: entries that differ only in them are two
+   * configurations. The plan's `limits` are parsed before `algorithms`. */
+  mapf_limits l = farm_algo_limits(plan, as);
+  double lv[4] = {(double)l.steps, l.seconds + 0.0, (double)l.expansions, l.work + 0.0};
+  memcpy(buf + len, lv, sizeof lv);
+  len += sizeof lv;
   return mapf_hash128_of(buf, len);
 }
 
@@ -961,7 +967,7 @@ static void check_combo_repeats(pctx *c, const farm_plan *plan, long long total)
   int64_t n = 0;
   for (int32_t a = 0; a < plan->nalgos; a++)
     for (int64_t i = 0; plan->algos[a].def && i < plan->algos[a].ncombos; i++)
-      k[n++] = (combo_key){combo_hash(&plan->algos[a], i), a, i};
+      k[n++] = (combo_key){combo_hash(plan, &plan->algos[a], i), a, i};
   qsort(k, (size_t)n, sizeof *k, cmp_combo_key);
   /* Per later entry, its first repeated combination and the earliest entry that gives it;
    * reported afterwards in plan order, so the messages do not depend on hash order. */
@@ -1096,7 +1102,7 @@ static void check_label_repeats(pctx *c, const farm_plan *plan, long long total)
       farm_algo_combo(as, i, &p);
       int len = farm_algo_label(as, &p, label, sizeof label);
       size_t used = len < 0 ? 0 : (size_t)len < sizeof label ? (size_t)len : sizeof label - 1;
-      k[n++] = (label_key){mapf_hash128_of(label, used), combo_hash(as, i), a, i};
+      k[n++] = (label_key){mapf_hash128_of(label, used), combo_hash(plan, as, i), a, i};
     }
   }
   qsort(k, (size_t)n, sizeof *k, cmp_label_key);
@@ -1154,12 +1160,13 @@ static void check_label_repeats(pctx *c, const farm_plan *plan, long long total)
   free(k);
 }
 
-enum { A_NAME, A_LABEL, A_PARAMS, A_ZIP, A_EXCLUDE, A_SAMPLE, A_N };
+enum { A_NAME, A_LABEL, A_PARAMS, A_ZIP, A_EXCLUDE, A_SAMPLE, A_LIMITS, A_N };
 
 /* One entry of `algorithms`. */
 static void parse_entry(pctx *c, farm_algo_spec *as, const pnode *it, const mapf_params *bases,
                         long long *combos_left, long long *checks_left) {
-  static const char *const keys[A_N] = {"name", "label", "params", "zip", "exclude", "sample"};
+  static const char *const keys[A_N] = {"name",    "label",  "params", "zip",
+                                        "exclude", "sample", "limits"};
   char h[480];
   const char *names[64];
   int32_t nnames = algo_names(names);
@@ -1196,6 +1203,7 @@ static void parse_entry(pctx *c, farm_algo_spec *as, const pnode *it, const mapf
   } else if (as->def) {
     as->label = farm__plan_xstrdup(c, as->def->label);
   }
+  if (f[A_LIMITS].val) farm__plan_parse_limits(c, f[A_LIMITS].val, &as->limits, &as->limits_set);
   if (!as->def) return;
   if (algo >= 0)
     as->base = bases[algo];
@@ -1255,12 +1263,22 @@ void farm__plan_parse_algorithms(pctx *c, farm_plan *plan, const pnode *v,
     if (farm__plan_bad(c, it)) continue;
     if (it->kind != PN_MAP) {
       farm__plan_perr(c, it->line, it->col,
-                      "algorithms: expected a mapping (name, label, params, zip, exclude, sample), "
-                      "found %s",
+                      "algorithms: expected a mapping (name, label, params, zip, exclude, sample, "
+                      "limits), found %s",
                       FOUND(it));
       continue;
     }
     parse_entry(c, as, it, bases, &combos_left, &checks_left);
+  }
+  if (c->nfail != before || c->stop) return;
+  /* A work budget needs the algorithm's work model (core/algo.h). */
+  for (int32_t a = 0; a < plan->nalgos; a++) {
+    const farm_algo_spec *as = &plan->algos[a];
+    if (farm_algo_limits(plan, as).work > 0 && !mapf_work_model_set(&as->def->work))
+      farm__plan_perr(c, as->line, as->col,
+                      "algorithm %s has no work model, so `limits: work` cannot budget it; use "
+                      "steps, expansions or seconds for this entry",
+                      as->def->name);
   }
   if (c->nfail != before || c->stop) return;
   long long total = 0;

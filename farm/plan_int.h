@@ -117,6 +117,9 @@ void farm__plan_parse_scenarios(pctx *c, farm_plan *plan, const pnode *v, const 
 int farm__plan_parse_single(pctx *c, const mapf_algo_def *def, int32_t i, const pnode *v,
                             double *out);
 void farm__plan_parse_defaults(pctx *c, const pnode *v, mapf_params *bases);
+/* `limits` (the plan's or an entry's) into out; the FARM_LIMIT_* bits of the keys given are
+ * set in *set. */
+void farm__plan_parse_limits(pctx *c, const pnode *v, mapf_limits *out, unsigned *set);
 void farm__plan_parse_algorithms(pctx *c, farm_plan *plan, const pnode *v,
                                  const mapf_params *bases);
 

@@ -78,7 +78,7 @@ static void write_batch(pool *p, done_job *items, int32_t n) {
     r->label = items[i].label;
     r->params = items[i].params;
     r->seed = j->seed;
-    r->limits = plan->limits;
+    r->limits = farm_algo_limits(plan, as);
     r->execution = plan->execution;
     r->plan_index = j->index;
     r->grid = g;
@@ -159,7 +159,7 @@ static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
   cfg.inst = inst;
   cfg.algo = plan->algos[j->algo].def;
   cfg.params = j->params;
-  cfg.limits = plan->limits;
+  cfg.limits = farm_algo_limits(plan, &plan->algos[j->algo]);
   cfg.execution = plan->execution;
   cfg.sample_every = plan->coherence_every;
   cfg.seed = j->seed;

@@ -44,6 +44,7 @@ const char *const farm_report_names[] = {"completion-rate",    "completion-time"
                                          "failed-moves",       "coherence",
                                          "suboptimality",      "solved",
                                          "soc",                "makespan",
+                                         "work",
                                          "portfolio",          "problem-types",
                                          NULL};
 

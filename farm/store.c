@@ -561,7 +561,12 @@ static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST]
     "NOT NULL;"
     "UPDATE results SET soc = (SELECT sum(completion_step) FROM agent_results WHERE result_id = "
     "results.id), makespan = (SELECT max(completion_step) FROM agent_results WHERE result_id = "
-    "results.id) WHERE solved = 1;",
+    "results.id) WHERE solved = 1;"
+    /* No job of an older file had a work budget; the work it would have been charged is not
+     * known (NULL). */
+    "ALTER TABLE results ADD COLUMN limit_work REAL;"
+    "ALTER TABLE results ADD COLUMN work_seconds REAL;"
+    "UPDATE results SET limit_work = 0 WHERE limit_steps IS NOT NULL;",
 };
 
 /* Schema version 4's limits and execution of rows that lack them (written by an older
@@ -600,6 +605,32 @@ static int backfill_limits(sqlite3 *db, const char *path, mapf_diag *err) {
   return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Schema version 5 lets limit_hit be 'work'. SQLite cannot alter a CHECK constraint, so the
+ * table's stored text is edited the way SQLite documents for changes that leave the file's
+ * format as it is ("Making Other Kinds Of Table Schema Changes"): writable_schema, the new
+ * text, and schema_version one up so that every connection reads it again. Inside the
+ * upgrade's transaction. */
+static int allow_work_limit(sqlite3 *db, const char *path, mapf_diag *err) {
+  sqlite3_stmt *s = NULL;
+  int version = -1;
+  if (sqlite3_prepare_v2(db, "PRAGMA schema_version", -1, &s, NULL) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW)
+    version = sqlite3_column_int(s, 0);
+  sqlite3_finalize(s);
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "PRAGMA writable_schema = ON;"
+           "UPDATE sqlite_schema SET sql = replace(sql, 'OR limit_hit = ''expansions'')', "
+           "'OR limit_hit = ''expansions'' OR limit_hit = ''work'')') WHERE type = 'table' AND "
+           "name = 'results';"
+           "PRAGMA schema_version = %d;"
+           "PRAGMA writable_schema = OFF;",
+           version + 1);
+  if (version < 0)
+    return farm_err(err, "%s: cannot upgrade the schema: %s", path, sqlite3_errmsg(db));
+  return exec_sql(db, path, sql, "cannot upgrade the schema", err);
+}
+
 /* Upgrades a file of an older schema version in one transaction, step by step, checking the
  * version again under the write lock (another process may have upgraded it since). */
 static int upgrade(sqlite3 *db, const char *path, mapf_diag *err) {
@@ -613,6 +644,7 @@ static int upgrade(sqlite3 *db, const char *path, mapf_diag *err) {
                    err) < 0)
         goto fail;
       if (v == 3 && backfill_limits(db, path, err) < 0) goto fail;
+      if (v == 4 && allow_work_limit(db, path, err) < 0) goto fail;
     }
     char pragma[64];
     snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", FARM_SCHEMA_VERSION);
@@ -1193,7 +1225,7 @@ static int check_record(const farm_store *st, const farm_record *r, int32_t i, m
     return -1;
   }
   const mapf_result *res = r->res;
-  if ((unsigned)res->status > MAPF_STATUS_ERROR || (unsigned)res->limit > MAPF_LIMIT_EXPANSIONS) {
+  if ((unsigned)res->status > MAPF_STATUS_ERROR || (unsigned)res->limit > MAPF_LIMIT_WORK) {
     farm_err(err, "%s: record %d (%s): invalid status %d or limit %d", st->path, i,
              r->job_key, (int)res->status, (int)res->limit);
     return -1;

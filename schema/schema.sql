@@ -77,7 +77,7 @@ CREATE TABLE results (
   status       TEXT NOT NULL CHECK (status = 'ok' OR status = 'limit' OR status = 'error'),
   limit_hit    TEXT NOT NULL DEFAULT ''
                CHECK (limit_hit = '' OR limit_hit = 'steps' OR limit_hit = 'seconds'
-                      OR limit_hit = 'expansions'),
+                      OR limit_hit = 'expansions' OR limit_hit = 'work'),
   message      TEXT NOT NULL DEFAULT '',  -- why, when status = 'error'
   -- Metrics (docs/database.md, results; Sigurdson et al. 2018 Sec. II). All NULL when status =
   -- 'error'.
@@ -119,7 +119,9 @@ CREATE TABLE results (
   solved                 INTEGER,        -- 1 when every agent is on its goal at the end
   soc                    INTEGER,        -- sum over agents of the step each reached its goal
                                          -- for good; NULL unless solved
-  makespan               INTEGER         -- the largest of those steps; NULL unless solved
+  makespan               INTEGER,        -- the largest of those steps; NULL unless solved
+  limit_work             REAL,           -- `limits: work` (modelled seconds); 0: none
+  work_seconds           REAL            -- the work charged to the job by its algorithm's model
 );
 
 -- The reports group by map and label and list them in plan order (the smallest plan_index of

@@ -816,6 +816,18 @@ Test(cli, a_schema_4_file_gets_solved_soc_and_makespan_from_its_agent_rows) {
                              "agent_results WHERE result_id = r.id)"),
                test_db_int(db, "SELECT count(*) FROM results WHERE id > 3 AND solved = 1"));
   cr_assert_gt(test_db_int(db, "SELECT count(*) FROM results WHERE id > 3 AND solved = 1"), 0);
+  /* Version 5 lets a job end on its work budget: the upgraded table takes limit_hit 'work' (its
+   * CHECK constraint was rewritten), and the rows of the older file have no budget. */
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id <= 3 AND limit_work IS "
+                               "NULL"),
+               3);
+  snprintf(plan, sizeof plan, "%s/tests/data/cli/budget.yaml", MAPFARM_SOURCE_DIR);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(err);
+  cr_assert_gt(test_db_int(db, "SELECT count(*) FROM results WHERE limit_hit = 'work'"), 0);
+  char *check = test_db_rows(db, "PRAGMA integrity_check");
+  cr_assert_str_eq(check, "ok\n");
+  free(check);
 }
 
 static void plan_path(char *buf, size_t n, const char *name) {
@@ -878,6 +890,58 @@ Test(cli, results_do_not_depend_on_the_thread_count) {
   cr_assert_str_eq(a, b);
   free(a);
   free(b);
+}
+
+/* A plan with per-algorithm limits and a work budget (tests/data/cli/budget.yaml) gives the same
+ * results, bit for bit, with 1 thread, with 2, and as 3 shards merged: the work charged never
+ * depends on the clock. Some jobs end on the work budget, an entry's own steps apply to its
+ * jobs only, and an entry's `work: 0` lifts the plan's budget for it. */
+Test(cli, a_work_budget_and_per_algorithm_limits_do_not_depend_on_threads_or_shards) {
+  char plan[512], db[4][512], *err;
+  plan_path(plan, sizeof plan, "budget.yaml");
+  for (int i = 0; i < 4; i++) snprintf(db[i], sizeof db[i], "%s/budget%d.db", tmpdir, i);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --threads 1", plan, db[0]), 0, "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --threads 2", plan, db[1]), 0, "%s", err);
+  free(err);
+  char shards[3][600];
+  for (int k = 1; k <= 3; k++) {
+    snprintf(shards[k - 1], sizeof shards[k - 1], "%s/budget-s%d.db", tmpdir, k);
+    cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --shard %d/3", plan, shards[k - 1], k),
+                 0, "%s", err);
+    free(err);
+  }
+  char *out;
+  cr_assert_eq(mapfarm(&out, &err, "merge '%s' '%s' '%s' '%s'", db[2], shards[0], shards[1],
+                       shards[2]),
+               0, "%s", err);
+  free(out);
+  free(err);
+  const char *sql =
+      "SELECT job_key, label, status, limit_hit, limit_steps, limit_work, work_seconds, "
+      "completion_rate, steps, expansions, soc, makespan, solved FROM results ORDER BY job_key";
+  char *a = test_db_rows(db[0], sql);
+  for (int i = 1; i < 3; i++) {
+    char *b = test_db_rows(db[i], sql);
+    cr_assert_str_eq(a, b, "%s differs from the 1-thread run", db[i]);
+    free(b);
+  }
+  free(a);
+  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results"), 48);
+  cr_assert_gt(test_db_int(db[0], "SELECT count(*) FROM results WHERE limit_hit = 'work'"), 0);
+  /* A job ends on its budget once the charge reaches it, never before. */
+  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results WHERE limit_hit = 'work' AND "
+                                  "work_seconds < limit_work"),
+               0);
+  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results WHERE label = 'BMAA* 40 steps' "
+                                  "AND limit_steps = 40 AND steps <= 40 AND limit_work = 0.004"),
+               6);
+  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results WHERE label <> 'BMAA* 40 steps' "
+                                  "AND limit_steps = 500"),
+               42);
+  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results WHERE label = 'FAR no budget' "
+                                  "AND limit_work = 0 AND limit_hit <> 'work'"),
+               6);
 }
 
 /* SIGKILL at several moments, then the same command again: every job present exactly once,

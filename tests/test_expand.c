@@ -747,3 +747,37 @@ Test(expand, key_text_keeps_both_number_forms_of_version_1) {
              "limits=steps:20,seconds:3e+01,expansions:0\nexecution=chains\n");
   unload(&l);
 }
+
+/* An entry's own limits replace the plan's for its jobs only, and are in their keys; a work
+ * budget adds its field to the limits line (a plan without one keeps the keys it had); the
+ * instance does not depend on limits. */
+Test(expand, an_entrys_limits_and_a_work_budget_are_in_its_keys_only) {
+  loaded l;
+  load_text(&l, "name: x\nseed: 3\nmaps: [tiny.map]\n"
+                "scenarios: [{generator: random, agents: 2}]\n"
+                "algorithms:\n"
+                "  - {name: bmaa}\n"
+                "  - {name: bmaa, label: B2, params: {moves: 8}, limits: {steps: 30, work: 0.5}}\n"
+                "limits: {steps: 20}\n");
+  cr_assert_eq(l.sp.njobs, 2);
+  farm_job j0, j1;
+  farm_space_job(&l.sp, 0, &j0);
+  farm_space_job(&l.sp, 1, &j1);
+  char head[512];
+  snprintf(head, sizeof head,
+           "mapfarm-job/1\nmap=%016llx\ngenerator=random\nagents=2\ninstance=0\nseed=3\n",
+           (unsigned long long)l.sp.grids[0]->hash);
+  expect_key(&j0, head,
+             "algorithm=bmaa\nparams={\"expansions\":32,\"flow\":false,"
+             "\"moves\":32,\"push\":false,\"vision\":1.4142135623730951}\n"
+             "limits=steps:20,seconds:0,expansions:0\nexecution=chains\n");
+  expect_key(&j1, head,
+             "algorithm=bmaa\nparams={\"expansions\":32,\"flow\":false,"
+             "\"moves\":8,\"push\":false,\"vision\":1.4142135623730951}\n"
+             "limits=steps:30,seconds:0,expansions:0,work:0.5\nexecution=chains\n");
+  cr_assert_eq(j0.instance_seed, j1.instance_seed);
+  mapf_limits a = farm_algo_limits(l.plan, &l.plan->algos[0]);
+  mapf_limits b = farm_algo_limits(l.plan, &l.plan->algos[1]);
+  cr_assert(a.steps == 20 && a.work == 0 && b.steps == 30 && b.work == 0.5);
+  unload(&l);
+}

@@ -324,8 +324,8 @@ static struct bad_plan bad_plans[] = {
      {"5:1: error: a plan is a single YAML document; found a second one"}},
     {"not_a_mapping.yaml",
      MAPF_EINVAL,
-     {"1:1: error: expected a mapping of plan keys (name, seed, maps, scenarios, defaults, algorithms, "
-      "limits, execution, coherence_every), found a list"}},
+     {"1:1: error: expected a mapping of plan keys (name, seed, maps, scenarios, defaults, limits, "
+      "algorithms, execution, coherence_every), found a list"}},
     {"bad_zip.yaml",
      MAPF_EINVAL,
      {"7:11: error: expansions: already varied in params (line 6, column 14); a parameter may "

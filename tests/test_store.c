@@ -854,7 +854,7 @@ Test(store, every_column_is_stored_as_its_row_says) {
   j[0].res.failed_moves_per_loop = 0.75;
   j[0].res.suboptimality = 1.5;
   j[0].res.coherence = NAN;
-  j[0].rec.limits = (mapf_limits){100, 2.5, 7};
+  j[0].rec.limits = (mapf_limits){100, 2.5, 7, 0};
   j[0].rec.execution = MAPF_EXEC_SINGLE_PASS;
   j[0].rec.plan_index = 12;
   snprintf(j[0].res.message, sizeof j[0].res.message, "kept as it is");
