@@ -409,5 +409,5 @@ MAPF_ALGORITHM(bmaa, 10) = {
     .size = sizeof(bmaa_params),
     .vt = &bmaa_vt,
     /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
-    .work = {.expansion_ns = 700, .agent_step_ns = 60},
+    .work = {.expansion_ns = 110, .agent_step_ns = 200},
 };

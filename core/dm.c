@@ -474,5 +474,5 @@ MAPF_ALGORITHM(dm, 50) = {
     .size = sizeof(dm_params),
     .vt = &dm_vt,
     /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
-    .work = {.expansion_ns = 400, .agent_step_ns = 100},
+    .work = {.expansion_ns = 275, .agent_step_ns = 0},
 };

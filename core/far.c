@@ -1147,7 +1147,7 @@ MAPF_ALGORITHM(far, 30) = {
     .size = sizeof(far_params),
     .vt = &far_vt,
     /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
-    .work = {.expansion_ns = 300, .agent_step_ns = 50},
+    .work = {.expansion_ns = 78, .agent_step_ns = 25},
 };
 
 MAPF_ALGORITHM(astar_replan, 40) = {
@@ -1160,5 +1160,5 @@ MAPF_ALGORITHM(astar_replan, 40) = {
     .size = sizeof(astar_replan_params),
     .vt = &astar_replan_vt,
     /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
-    .work = {.expansion_ns = 300, .agent_step_ns = 50},
+    .work = {.expansion_ns = 99, .agent_step_ns = 200},
 };

@@ -343,5 +343,5 @@ MAPF_ALGORITHM(rths, 60) = {
     .size = sizeof(rths_params),
     .vt = &rths_vt,
     /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
-    .work = {.expansion_ns = 150, .agent_step_ns = 100},
+    .work = {.expansion_ns = 0, .agent_step_ns = 153},
 };

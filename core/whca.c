@@ -685,5 +685,5 @@ MAPF_ALGORITHM(whca, 20) = {
     .rules = whca_rules,
     .vt = &whca_vt,
     /* Weights measured by `mapfarm calibrate` (docs/choices.md, "The work budget"). */
-    .work = {.expansion_ns = 1200, .agent_step_ns = 200},
+    .work = {.expansion_ns = 315, .agent_step_ns = 100},
 };
