@@ -75,6 +75,10 @@ void farm_catalog_algorithms(FILE *out) {
   widths_of(defs, n, w);
   for (int32_t k = 0; k < n; k++) {
     fprintf(out, "%s%s (%s): %s\n", k ? "\n" : "", defs[k]->name, defs[k]->label, defs[k]->doc);
+    const mapf_work_model *m = &defs[k]->work;
+    if (mapf_work_model_set(m))
+      fprintf(out, "    work model: %g ns per expansion, %g ns per agent-step (limits: work)\n",
+              m->expansion_ns, m->agent_step_ns);
     if (defs[k]->nparams == 0) fprintf(out, "    no parameters\n");
     text_params(out, defs[k], w);
   }
@@ -112,6 +116,11 @@ void farm_catalog_algorithms_markdown(FILE *out) {
     fprintf(out, ": ");
     md_text(out, def->doc);
     fprintf(out, "\n\n");
+    if (mapf_work_model_set(&def->work))
+      fprintf(out,
+              "Work model (`limits: work`, `docs/choices.md`): %g ns per node expansion, %g ns "
+              "per agent-step.\n\n",
+              def->work.expansion_ns, def->work.agent_step_ns);
     if (def->nparams == 0) {
       fprintf(out, "No parameters.\n");
       continue;
