@@ -1269,6 +1269,10 @@ static int cmd_dataset(const farm_cli_cmd *cmd, int argc, char **argv) {
   }
   printf("%s: %lld instances (%lld train, %lld test), %d labels\n", out,
          (long long)res.instances, (long long)res.train, (long long)res.test, (int)res.labels);
+  for (int32_t l = 0; l < res.labels; l++)
+    printf("  %s: %lld train, %lld test\n", res.per_label[l].label,
+           (long long)res.per_label[l].train, (long long)res.per_label[l].test);
+  farm_dataset_result_free(&res);
   return 0;
 }
 
