@@ -325,6 +325,7 @@ typedef struct report_text {
   unsigned char *rule;
   unsigned char *left; /* per column: names, aligned left (column 0 always is) */
   size_t *width; /* per column, the widest cell in characters ("-" for a missing value) */
+  int full;      /* numbers at full precision (CSV), not rounded to the display's decimals */
 } report_text;
 
 static int report_text_alloc(report_text *x, int32_t rows, int32_t cols) {
@@ -415,14 +416,43 @@ static double rounded(double v, int decimals) {
   return v == 0.0 ? 0.0 : v;
 }
 
+/* scale x raw as CSV writes it: the shortest "%.*g" form d with d / scale == raw (the
+ * division is correctly rounded), so a program gets every bit of the mean back from the
+ * printed unit, without the noise of the scaling (100 x 0.6 is 60.00000000000001 in binary,
+ * 60 here); %.17g of the product where no form reads back exactly. */
+static void shortest_scaled(double raw, double scale, char *buf, size_t n) {
+  double v = scale * raw;
+  if (v == 0.0) v = 0.0; /* no "-0" */
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, n, "%.*g", prec, v);
+    /* Few digits of a large number come out as "6e+01": not that form. */
+    if (strchr(buf, 'e') && fabs(v) >= 1e-4 && fabs(v) < 1e15) continue;
+    if (strtod(buf, NULL) / scale == raw) return;
+  }
+  snprintf(buf, n, "%.17g", v);
+}
+
+/* Sets cell (r, c) to scale x raw: at full precision in a CSV table, else rounded half away
+ * from zero at `decimals`. */
+static int put_number(report_text *x, int32_t r, int32_t c, double raw, double scale,
+                      int decimals) {
+  if (x->full) {
+    char buf[40];
+    shortest_scaled(raw, scale, buf, sizeof buf);
+    return text_printf(x, r, c, "%s", buf);
+  }
+  return text_printf(x, r, c, "%.*f", decimals, rounded(scale * raw, decimals));
+}
+
 /* How a table shows each cell's job count (--counts): not at all, after the value ("63 (10)"),
  * or in a column of its own after each value column (CSV, for programs). */
 enum { COUNTS_NONE, COUNTS_INLINE, COUNTS_COLUMNS };
 
 static int report_text_build(const report_table *t, const report_def *def, const char *header,
-                             int counts, report_text *x) {
+                             int counts, int full, report_text *x) {
   int32_t per = counts == COUNTS_COLUMNS ? 2 : 1; /* text columns per label column */
   if (report_text_alloc(x, t->nmaps + 2, 1 + per * (t->nlabels + 1)) < 0) return -1;
+  x->full = full;
   x->rule[1] = x->rule[x->rows - 1] = 1; /* under the header and above Overall */
   x->cell[0] = header;
   for (int32_t c = 0; c <= t->nlabels; c++) {
@@ -441,7 +471,8 @@ static int report_text_build(const report_table *t, const report_def *def, const
       int32_t col = 1 + per * c;
       int bad = counts == COUNTS_INLINE
                     ? text_printf(x, r + 1, col, "%.*f (%lld)", def->decimals, v, (long long)a->n)
-                    : text_printf(x, r + 1, col, "%.*f", def->decimals, v);
+                    : put_number(x, r + 1, col, a->sum / (double)a->n, def->scale,
+                                 def->decimals);
       if (!bad && per == 2) bad = text_printf(x, r + 1, col + 1, "%lld", (long long)a->n);
       if (bad) return -1;
     }
@@ -588,7 +619,14 @@ static void write_csv(const report_text *x, FILE *out) {
 /* A number, or no value (NaN: a mean over nothing). */
 static int put_value(report_text *x, int32_t r, int32_t c, double v, int decimals) {
   if (isnan(v)) return 0;
-  return text_printf(x, r, c, "%.*f", decimals, rounded(v, decimals));
+  return put_number(x, r, c, v, 1.0, decimals);
+}
+
+/* scale x raw, or no value (NaN). */
+static int put_scaled(report_text *x, int32_t r, int32_t c, double raw, double scale,
+                      int decimals) {
+  if (isnan(raw)) return 0;
+  return put_number(x, r, c, raw, scale, decimals);
 }
 
 /* "mean ± standard error" as Table 5.1 prints it; the mean alone when there is no error (one
@@ -637,15 +675,14 @@ static int put_stat_by(report_text *x, int32_t r, int32_t c0, const farm_pf_stat
     const pf_col *col = &pf_cols[k];
     /* Suboptimality (in the distance column) is a ratio near 1: three decimals. */
     int dec = k == FARM_PF_DISTANCE && by == FARM_PF_BY_SUBOPTIMALITY ? 3 : col->decimals;
-    double mean = col->scale * farm_pf_stat_mean(s, col->metric);
-    double se = col->scale * farm_pf_stat_se(s, col->metric);
+    double raw = farm_pf_stat_mean(s, col->metric), raw_se = farm_pf_stat_se(s, col->metric);
     if (!with_se)
-      bad |= put_value(x, r, c0 + k, mean, dec);
+      bad |= put_scaled(x, r, c0 + k, raw, col->scale, dec);
     else if (csv) {
-      bad |= put_value(x, r, c0 + 2 * k, mean, dec);
-      bad |= put_value(x, r, c0 + 2 * k + 1, se, dec);
+      bad |= put_scaled(x, r, c0 + 2 * k, raw, col->scale, dec);
+      bad |= put_scaled(x, r, c0 + 2 * k + 1, raw_se, col->scale, dec);
     } else {
-      bad |= put_mean_se(x, r, c0 + k, mean, se, dec);
+      bad |= put_mean_se(x, r, c0 + k, col->scale * raw, col->scale * raw_se, dec);
     }
   }
   return bad ? -1 : 0;
@@ -670,11 +707,12 @@ static int put_stat_headers(report_text *x, int32_t c0, int csv, int with_se, in
 
 /* "count (percent%)", or for CSV the two in columns c and c + 1. */
 static int put_count(report_text *x, int32_t r, int32_t c, int64_t count, int64_t of, int csv) {
-  double pct = of > 0 ? rounded(100.0 * (double)count / (double)of, 1) : NAN;
+  double share = of > 0 ? (double)count / (double)of : NAN;
   if (csv) {
     if (text_printf(x, r, c, "%lld", (long long)count) < 0) return -1;
-    return put_value(x, r, c + 1, pct, 1);
+    return put_scaled(x, r, c + 1, share, 100.0, 1);
   }
+  double pct = rounded(100.0 * share, 1);
   if (isnan(pct)) return text_printf(x, r, c, "%lld", (long long)count);
   return text_printf(x, r, c, "%lld (%.1f%%)", (long long)count, pct);
 }
@@ -761,6 +799,7 @@ static int pf_table51(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
   report_text x;
   memset(&x, 0, sizeof x);
   int bad = !choice || !best_on || report_text_alloc(&x, rows, cols) < 0;
+  x.full = csv;
   if (!bad) {
     farm_pf_select(m, NULL, choice, &pi, NULL);
     for (int64_t r = 0; r < m->ninstances; r++) {
@@ -838,6 +877,7 @@ static int pf_table52(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
     for (int32_t g = 0; g < G; g++) type_row[g] = count[g] > 0 ? rows++ - 1 : -1;
     type_row[G] = rows - 1;
     bad = report_text_alloc(&x, rows, cols) < 0;
+    x.full = o->format == FARM_FORMAT_CSV;
   }
   if (!bad) {
     x.rule[1] = x.rule[rows - 1] = 1;
@@ -856,14 +896,13 @@ static int pf_table52(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
       for (int32_t l = 0; l < L; l++) {
         const farm_pf_stat *s = g < G ? &m->type_stat[(size_t)g * (size_t)L + (size_t)l]
                                       : &m->label_stat[l];
-        bad |= put_value(&x, r, 1 + l, 100.0 * farm_pf_stat_mean(s, FARM_PF_RATE), 1);
-        bad |= put_value(&x, r, L + 4 + l,
-                         100.0 * (double)best[(size_t)g * (size_t)L + (size_t)l] /
-                             (double)count[g],
-                         1);
+        bad |= put_scaled(&x, r, 1 + l, farm_pf_stat_mean(s, FARM_PF_RATE), 100.0, 1);
+        bad |= put_scaled(&x, r, L + 4 + l,
+                          (double)best[(size_t)g * (size_t)L + (size_t)l] / (double)count[g],
+                          100.0, 1);
       }
-      bad |= put_value(&x, r, L + 1, 100.0 * farm_pf_stat_mean(&pi[g], FARM_PF_RATE), 1);
-      bad |= put_value(&x, r, L + 2, 100.0 * farm_pf_stat_mean(&worst[g], FARM_PF_RATE), 1);
+      bad |= put_scaled(&x, r, L + 1, farm_pf_stat_mean(&pi[g], FARM_PF_RATE), 100.0, 1);
+      bad |= put_scaled(&x, r, L + 2, farm_pf_stat_mean(&worst[g], FARM_PF_RATE), 100.0, 1);
       bad |= text_printf(&x, r, L + 3, "%lld", (long long)count[g]);
     }
   }
@@ -981,6 +1020,7 @@ int farm_report_greedy_by(farm_store *st, int32_t size, const farm_report_opts *
   memset(&x, 0, sizeof x);
   int32_t cols = 2 + PF_COLS + (csv ? 2 : 1);
   int bad = n < 0 || report_text_alloc(&x, n + 1, cols) < 0;
+  x.full = csv;
   if (!bad) {
     x.rule[1] = 1;
     x.left[1] = 1;
@@ -1128,10 +1168,16 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   char rexpr[256];
   const char *header;
   dim_sql(o.rows ? o.rows : "map", rexpr, sizeof rexpr, &header);
-  int counts = !o.counts                      ? COUNTS_NONE
-               : o.format == FARM_FORMAT_CSV ? COUNTS_COLUMNS
-                                             : COUNTS_INLINE;
-  if (report_text_build(&t, def, header, counts, &x) < 0) {
+  /* Text and Markdown show each cell's count where cells average unequal numbers of jobs
+   * (a mean of 2 beside a mean of 200 reads alike otherwise); CSV gives them as columns on
+   * request, as programs expect a fixed shape. */
+  int64_t lo, hi;
+  count_range(&t, &lo, &hi);
+  int unequal = lo < hi;
+  int counts = o.format == FARM_FORMAT_CSV ? (o.counts ? COUNTS_COLUMNS : COUNTS_NONE)
+               : o.counts || unequal       ? COUNTS_INLINE
+                                           : COUNTS_NONE;
+  if (report_text_build(&t, def, header, counts, o.format == FARM_FORMAT_CSV, &x) < 0) {
     farm_err(err, "out of memory");
     report_text_free(&x);
     report_table_free(&t);
@@ -1150,12 +1196,11 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
     nl += w > 0 ? (size_t)w : 0;
     if (nl < sizeof notes) nl += (size_t)snprintf(notes + nl, sizeof notes - nl, "\n");
   }
-  int64_t lo, hi;
-  count_range(&t, &lo, &hi);
-  if (lo < hi && nl < sizeof notes)
+  if (unequal && nl < sizeof notes)
     snprintf(notes + nl, sizeof notes - nl,
-             "Cells average unequal numbers of jobs (%lld to %lld)%s\n", (long long)lo,
-             (long long)hi, o.counts ? ": each cell's count is in parentheses" : "; --counts shows them");
+             "Cells average unequal numbers of jobs (%lld to %lld): each cell's count is in "
+             "parentheses\n",
+             (long long)lo, (long long)hi);
 
   switch (o.format) {
   case FARM_FORMAT_TEXT: {
