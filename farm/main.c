@@ -67,7 +67,7 @@ enum {
   {O_SEED, "seed", "S", "the generator's seed (default " STR(CLI_SEED) ")"}, OPT_MAPS
 /* The table options that report and portfolio share. */
 #define OPTS_TABLE                                                                           \
-  {O_FORMAT, "format", "text|md|csv", "output format (default text)"},                       \
+  {O_FORMAT, "format", "text|md|csv|html", "output format (default text; html: report)"},      \
   {O_MAX_AGENTS, "max-agents", "N", "only instances with at most N agents"},                 \
   {O_WHERE, "where", "SQL", "only jobs that meet an SQL condition on the results columns"}
 
@@ -175,7 +175,7 @@ static const farm_cli_cmd commands[] = {
      "[--trace FILE] [--html FILE] [--export-scen FILE] [--maps DIR]",
      "run one instance with one algorithm and print its results", solve_opts, cmd_solve},
     {"report",
-     "NAME --db FILE [--format text|md|csv] [--max-agents N] [--rows DIM] [--cols DIM]\n"
+     "NAME --db FILE [--format text|md|csv|html] [--max-agents N] [--rows DIM] [--cols DIM]\n"
      "[--where SQL] [--counts]",
      "print a table of results (mapfarm reports lists them)", report_opts, cmd_report},
     {"portfolio",
@@ -583,7 +583,8 @@ static int table_opt(const farm_cli_cmd *cmd, int id, const char *v, farm_report
     if (strcmp(v, "text") == 0) ro->format = FARM_FORMAT_TEXT;
     else if (strcmp(v, "md") == 0) ro->format = FARM_FORMAT_MD;
     else if (strcmp(v, "csv") == 0) ro->format = FARM_FORMAT_CSV;
-    else return usage_error(cmd, "--format: expected text, md or csv, found \"%s\"", v);
+    else if (strcmp(v, "html") == 0) ro->format = FARM_FORMAT_HTML;
+    else return usage_error(cmd, "--format: expected text, md, csv or html, found \"%s\"", v);
     return 1;
   case O_MAX_AGENTS:
     if (parse_long(v, 1, 100000000, &n) < 0)
