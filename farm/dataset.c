@@ -160,11 +160,13 @@ typedef struct inst_row {
   int32_t agents, instance;
   char key[17];
   uint64_t order; /* the split draws in this order */
+  int32_t stratum; /* its label's index in ctx.labels; nlabels for a label not there */
   int train;
 } inst_row;
 
 static int cmp_order(const void *a, const void *b) {
   const inst_row *const *x = a, *const *y = b;
+  if ((*x)->stratum != (*y)->stratum) return (*x)->stratum < (*y)->stratum ? -1 : 1;
   if ((*x)->order != (*y)->order) return (*x)->order < (*y)->order ? -1 : 1;
   return strcmp((*x)->key, (*y)->key);
 }
@@ -347,6 +349,44 @@ static int write_all(ctx *c, const plans *ps) {
   return rc;
 }
 
+/* How many instances of each of the L strata go to train/ (take), for a share `train` of the
+ * size[] instances of each. The total is the share of all instances, rounded half up, as
+ * without strata; each stratum gets the floor of its own share, and the rest go one each to
+ * the strata with the largest remainders (the largest remainder method; ties to the first).
+ * A stratum of two or more instances keeps at least one on each side when 0 < train < 1, so
+ * that no label is seen in one split only. */
+static void split_quotas(double train, const int64_t *size, int32_t L, int64_t *take) {
+  int64_t all = 0, sum = 0;
+  for (int32_t l = 0; l < L; l++) all += size[l];
+  int64_t want = (int64_t)floor(train * (double)all + 0.5);
+  int both = train > 0 && train < 1;
+  for (int32_t l = 0; l < L; l++) {
+    take[l] = (int64_t)floor(train * (double)size[l]);
+    if (both && size[l] >= 2 && take[l] < 1) take[l] = 1;
+    if (both && size[l] >= 2 && take[l] > size[l] - 1) take[l] = size[l] - 1;
+    sum += take[l];
+  }
+  /* Move the total to `want` one instance at a time, through the stratum whose share is least
+   * off by the move, within the bounds above. */
+  while (sum != want) {
+    int up = sum < want;
+    int32_t best = -1;
+    double best_gap = 0;
+    for (int32_t l = 0; l < L; l++) {
+      int64_t lo = both && size[l] >= 2 ? 1 : 0, hi = both && size[l] >= 2 ? size[l] - 1 : size[l];
+      if (up ? take[l] >= hi : take[l] <= lo) continue;
+      double gap = train * (double)size[l] - (double)take[l]; /* what the stratum is owed */
+      if (best < 0 || (up ? gap > best_gap : gap < best_gap)) {
+        best = l;
+        best_gap = gap;
+      }
+    }
+    if (best < 0) break; /* the bounds leave no room: keep them */
+    take[best] += up ? 1 : -1;
+    sum += up ? 1 : -1;
+  }
+}
+
 /* Reads the labels and the instances with their best label; assigns the split. */
 static int read_rows(ctx *c) {
   sqlite3_stmt *s = NULL;
@@ -434,19 +474,43 @@ static int read_rows(ctx *c) {
     farm_err(c->err, "cannot read the portfolio labels: %s", sqlite3_errmsg(c->db));
     return -1;
   }
-  /* The split: instances in the order of a seeded hash of their key, the first share to
-   * train/. Exact shares, independent of the row order and of the other instances' keys. */
+  /* The split, stratified by label: each label's instances in the order of a seeded hash of
+   * their key, the first of them to train/, so that every label keeps its share on both sides
+   * (a split over all instances at once can leave a rare label with test images only). */
+  int32_t L = c->nlabels + 1; /* the last stratum: a best label missing from the list */
+  int64_t *size = calloc((size_t)L, sizeof *size), *take = calloc((size_t)L, sizeof *take);
   inst_row **by = malloc((size_t)(c->nrows ? c->nrows : 1) * sizeof *by);
-  if (!by) {
+  if (!by || !size || !take) {
+    free(by);
+    free(size);
+    free(take);
     farm_err(c->err, "out of memory");
     return -1;
   }
-  for (int64_t i = 0; i < c->nrows; i++) by[i] = &c->rows[i];
+  for (int64_t i = 0; i < c->nrows; i++) {
+    inst_row *r = &c->rows[i];
+    r->stratum = 0;
+    while (r->stratum < c->nlabels && strcmp(c->labels[r->stratum], r->label) != 0) r->stratum++;
+    size[r->stratum]++;
+    by[i] = r;
+  }
   qsort(by, (size_t)c->nrows, sizeof *by, cmp_order);
-  int64_t ntrain = (int64_t)floor(c->o->train * (double)c->nrows + 0.5);
-  for (int64_t i = 0; i < c->nrows; i++) by[i]->train = i < ntrain;
+  split_quotas(c->o->train, size, L, take);
+  for (int64_t i = 0, first = 0; i < c->nrows; i++) {
+    if (i > 0 && by[i]->stratum != by[i - 1]->stratum) first = i;
+    by[i]->train = i - first < take[by[i]->stratum];
+  }
+  free(size);
+  free(take);
   free(by);
   return 0;
+}
+
+void farm_dataset_result_free(farm_dataset_result *res) {
+  if (!res || !res->per_label) return;
+  for (int32_t l = 0; l < res->labels; l++) free(res->per_label[l].label);
+  free(res->per_label);
+  res->per_label = NULL;
 }
 
 int farm_dataset_write(farm_store *st, const farm_dataset_opts *o, farm_dataset_result *res,
@@ -487,6 +551,21 @@ int farm_dataset_write(farm_store *st, const farm_dataset_opts *o, farm_dataset_
   for (int64_t i = 0; i < c.nrows; i++) res->train += c.rows[i].train;
   res->test = c.nrows - res->train;
   res->labels = c.nlabels;
+  res->per_label = calloc((size_t)(c.nlabels ? c.nlabels : 1), sizeof *res->per_label);
+  if (!res->per_label) {
+    farm_err(err, "out of memory");
+    goto done;
+  }
+  for (int32_t l = 0; l < c.nlabels; l++) {
+    res->per_label[l].label = c.labels[l];
+    c.labels[l] = NULL; /* now res's */
+  }
+  for (int64_t i = 0; i < c.nrows; i++) {
+    if (c.rows[i].stratum >= c.nlabels) continue;
+    farm_dataset_count *n = &res->per_label[c.rows[i].stratum];
+    if (c.rows[i].train) n->train++;
+    else n->test++;
+  }
   rc = 0;
   goto done;
 sql_error:

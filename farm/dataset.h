@@ -8,8 +8,8 @@
  *
  *   DIR/labels.csv                 one row per instance: its key, map, generator, agents,
  *                                  instance, label, split, and every label's metrics on it
- *   DIR/train/LABEL/KEY.png        the seeded 70 % of the instances
- *   DIR/test/LABEL/KEY.png         the other 30 %
+ *   DIR/train/LABEL/KEY.png        the seeded 70 % of the instances, of each label's
+ *   DIR/test/LABEL/KEY.png         the other 30 %  (the split is stratified by label)
  *
  * An instance is (map content, generator configuration, agent count, instance index); its KEY
  * is the first 16 hex digits of the 128-bit hash of "map_hash\ngenerator\nagents\ninstance\n".
@@ -34,10 +34,20 @@ typedef struct farm_dataset_opts {
   farm_plan_opts maps;   /* where the plans' relative map paths are looked up */
 } farm_dataset_opts;
 
+/* One label's instances (those it is best on) on each side of the split. */
+typedef struct farm_dataset_count {
+  char *label;
+  int64_t train, test;
+} farm_dataset_count;
+
 typedef struct farm_dataset_result {
   int64_t instances, train, test;
   int32_t labels;        /* distinct labels (configurations) in the database */
+  farm_dataset_count *per_label; /* labels entries, in plan order; farm_dataset_result_free */
 } farm_dataset_result;
+
+/* Frees what farm_dataset_write allocated in res (safe on a zeroed or failed result). */
+void farm_dataset_result_free(farm_dataset_result *res);
 
 /* Writes the dataset of the database behind st (opened read-only is enough) into o->out_dir,
  * creating the directories it needs; existing files of the same names are replaced. Returns 0,

@@ -68,7 +68,7 @@ enum {
   {O_SEED, "seed", "S", "the generator's seed (default " STR(CLI_SEED) ")"}, OPT_MAPS
 /* The table options that report and portfolio share. */
 #define OPTS_TABLE                                                                           \
-  {O_FORMAT, "format", "text|md|csv", "output format (default text)"},                       \
+  {O_FORMAT, "format", "text|md|csv|html", "output format (default text; html: report)"},      \
   {O_MAX_AGENTS, "max-agents", "N", "only instances with at most N agents"},                 \
   {O_WHERE, "where", "SQL", "only jobs that meet an SQL condition on the results columns"}
 
@@ -190,7 +190,7 @@ static const farm_cli_cmd commands[] = {
      "[--trace FILE] [--html FILE] [--export-scen FILE] [--maps DIR]",
      "run one instance with one algorithm and print its results", solve_opts, cmd_solve},
     {"report",
-     "NAME --db FILE [--format text|md|csv] [--max-agents N] [--rows DIM] [--cols DIM]\n"
+     "NAME --db FILE [--format text|md|csv|html] [--max-agents N] [--rows DIM] [--cols DIM]\n"
      "[--where SQL] [--counts]",
      "print a table of results (mapfarm reports lists them)", report_opts, cmd_report},
     {"portfolio",
@@ -602,7 +602,8 @@ static int table_opt(const farm_cli_cmd *cmd, int id, const char *v, farm_report
     if (strcmp(v, "text") == 0) ro->format = FARM_FORMAT_TEXT;
     else if (strcmp(v, "md") == 0) ro->format = FARM_FORMAT_MD;
     else if (strcmp(v, "csv") == 0) ro->format = FARM_FORMAT_CSV;
-    else return usage_error(cmd, "--format: expected text, md or csv, found \"%s\"", v);
+    else if (strcmp(v, "html") == 0) ro->format = FARM_FORMAT_HTML;
+    else return usage_error(cmd, "--format: expected text, md, csv or html, found \"%s\"", v);
     return 1;
   case O_MAX_AGENTS:
     if (parse_long(v, 1, 100000000, &n) < 0)
@@ -1292,6 +1293,10 @@ static int cmd_dataset(const farm_cli_cmd *cmd, int argc, char **argv) {
   }
   printf("%s: %lld instances (%lld train, %lld test), %d labels\n", out,
          (long long)res.instances, (long long)res.train, (long long)res.test, (int)res.labels);
+  for (int32_t l = 0; l < res.labels; l++)
+    printf("  %s: %lld train, %lld test\n", res.per_label[l].label,
+           (long long)res.per_label[l].train, (long long)res.per_label[l].test);
+  farm_dataset_result_free(&res);
   return 0;
 }
 

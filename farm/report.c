@@ -62,7 +62,8 @@ const char *farm_report_doc(const char *name) {
 /* Per map and label: jobs that ran, and the sum and count of the metric's non-NULL values. */
 typedef struct report_acc {
   int64_t jobs, n;
-  double sum;
+  double sum, sumsq; /* sumsq: for the spread of the HTML report's intervals */
+  int64_t binary;    /* values that are 0 or 1: all of them make the mean a proportion */
 } report_acc;
 
 /* A row or column name (a map, a label, an agent count...) with the smallest plan_index it
@@ -215,9 +216,9 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
    * so shards and resumed runs of one plan rank alike and names sort by plan position. */
   snprintf(sql, len,
            "SELECT r, c, min(coalesce(p.rank, 0) * 4294967296 + g.first), sum(g.jobs), "
-           "sum(g.errors), sum(g.sv), sum(g.cv) FROM (SELECT run_id, r, c, min(plan_index) AS "
-           "first, sum(status <> 'error') AS jobs, sum(status = 'error') AS errors, sum(v) AS "
-           "sv, count(v) AS cv FROM (SELECT run_id, plan_index, %s AS r, %s AS c, status, CASE "
+           "sum(g.errors), sum(g.sv), sum(g.cv), sum(g.sq), sum(g.bin) FROM (SELECT run_id, r, c, "
+           "min(plan_index) AS first, sum(status <> 'error') AS jobs, sum(status = 'error') AS "
+           "errors, sum(v) AS sv, count(v) AS cv, sum(v * v) AS sq, sum(v IN (0, 1)) AS bin FROM (SELECT run_id, plan_index, %s AS r, %s AS c, status, CASE "
            "WHEN status <> 'error' THEN %s END AS v FROM results WHERE (?1 <= 0 OR agents <= "
            "?1) AND (%s\n)) GROUP BY run_id, r, c) AS g LEFT JOIN (SELECT u.run_id, (SELECT "
            "min(w.run_id) FROM runs AS w WHERE w.plan_hash IS u.plan_hash) AS rank FROM runs "
@@ -262,6 +263,8 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
     t->errors += sqlite3_column_int64(s, 4);
     c->acc.sum = sqlite3_column_double(s, 5);
     c->acc.n = sqlite3_column_int64(s, 6);
+    c->acc.sumsq = sqlite3_column_double(s, 7);
+    c->acc.binary = sqlite3_column_int64(s, 8);
   }
   if (rc != SQLITE_DONE) {
     farm_pf_read_error(db, o->where, err);
@@ -300,6 +303,8 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
       targets[i]->jobs += a.jobs;
       targets[i]->n += a.n;
       targets[i]->sum += a.sum;
+      targets[i]->sumsq += a.sumsq;
+      targets[i]->binary += a.binary;
     }
     t->jobs += a.jobs;
   }
@@ -326,6 +331,7 @@ typedef struct report_text {
   unsigned char *rule;
   unsigned char *left; /* per column: names, aligned left (column 0 always is) */
   size_t *width; /* per column, the widest cell in characters ("-" for a missing value) */
+  int full;      /* numbers at full precision (CSV), not rounded to the display's decimals */
 } report_text;
 
 static int report_text_alloc(report_text *x, int32_t rows, int32_t cols) {
@@ -416,14 +422,43 @@ static double rounded(double v, int decimals) {
   return v == 0.0 ? 0.0 : v;
 }
 
+/* scale x raw as CSV writes it: the shortest "%.*g" form d with d / scale == raw (the
+ * division is correctly rounded), so a program gets every bit of the mean back from the
+ * printed unit, without the noise of the scaling (100 x 0.6 is 60.00000000000001 in binary,
+ * 60 here); %.17g of the product where no form reads back exactly. */
+static void shortest_scaled(double raw, double scale, char *buf, size_t n) {
+  double v = scale * raw;
+  if (v == 0.0) v = 0.0; /* no "-0" */
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, n, "%.*g", prec, v);
+    /* Few digits of a large number come out as "6e+01": not that form. */
+    if (strchr(buf, 'e') && fabs(v) >= 1e-4 && fabs(v) < 1e15) continue;
+    if (strtod(buf, NULL) / scale == raw) return;
+  }
+  snprintf(buf, n, "%.17g", v);
+}
+
+/* Sets cell (r, c) to scale x raw: at full precision in a CSV table, else rounded half away
+ * from zero at `decimals`. */
+static int put_number(report_text *x, int32_t r, int32_t c, double raw, double scale,
+                      int decimals) {
+  if (x->full) {
+    char buf[40];
+    shortest_scaled(raw, scale, buf, sizeof buf);
+    return text_printf(x, r, c, "%s", buf);
+  }
+  return text_printf(x, r, c, "%.*f", decimals, rounded(scale * raw, decimals));
+}
+
 /* How a table shows each cell's job count (--counts): not at all, after the value ("63 (10)"),
  * or in a column of its own after each value column (CSV, for programs). */
 enum { COUNTS_NONE, COUNTS_INLINE, COUNTS_COLUMNS };
 
 static int report_text_build(const report_table *t, const report_def *def, const char *header,
-                             int counts, report_text *x) {
+                             int counts, int full, report_text *x) {
   int32_t per = counts == COUNTS_COLUMNS ? 2 : 1; /* text columns per label column */
   if (report_text_alloc(x, t->nmaps + 2, 1 + per * (t->nlabels + 1)) < 0) return -1;
+  x->full = full;
   x->rule[1] = x->rule[x->rows - 1] = 1; /* under the header and above Overall */
   x->cell[0] = header;
   for (int32_t c = 0; c <= t->nlabels; c++) {
@@ -442,7 +477,8 @@ static int report_text_build(const report_table *t, const report_def *def, const
       int32_t col = 1 + per * c;
       int bad = counts == COUNTS_INLINE
                     ? text_printf(x, r + 1, col, "%.*f (%lld)", def->decimals, v, (long long)a->n)
-                    : text_printf(x, r + 1, col, "%.*f", def->decimals, v);
+                    : put_number(x, r + 1, col, a->sum / (double)a->n, def->scale,
+                                 def->decimals);
       if (!bad && per == 2) bad = text_printf(x, r + 1, col + 1, "%lld", (long long)a->n);
       if (bad) return -1;
     }
@@ -589,7 +625,14 @@ static void write_csv(const report_text *x, FILE *out) {
 /* A number, or no value (NaN: a mean over nothing). */
 static int put_value(report_text *x, int32_t r, int32_t c, double v, int decimals) {
   if (isnan(v)) return 0;
-  return text_printf(x, r, c, "%.*f", decimals, rounded(v, decimals));
+  return put_number(x, r, c, v, 1.0, decimals);
+}
+
+/* scale x raw, or no value (NaN). */
+static int put_scaled(report_text *x, int32_t r, int32_t c, double raw, double scale,
+                      int decimals) {
+  if (isnan(raw)) return 0;
+  return put_number(x, r, c, raw, scale, decimals);
 }
 
 /* "mean ± standard error" as Table 5.1 prints it; the mean alone when there is no error (one
@@ -638,15 +681,14 @@ static int put_stat_by(report_text *x, int32_t r, int32_t c0, const farm_pf_stat
     const pf_col *col = &pf_cols[k];
     /* Suboptimality (in the distance column) is a ratio near 1: three decimals. */
     int dec = k == FARM_PF_DISTANCE && by == FARM_PF_BY_SUBOPTIMALITY ? 3 : col->decimals;
-    double mean = col->scale * farm_pf_stat_mean(s, col->metric);
-    double se = col->scale * farm_pf_stat_se(s, col->metric);
+    double raw = farm_pf_stat_mean(s, col->metric), raw_se = farm_pf_stat_se(s, col->metric);
     if (!with_se)
-      bad |= put_value(x, r, c0 + k, mean, dec);
+      bad |= put_scaled(x, r, c0 + k, raw, col->scale, dec);
     else if (csv) {
-      bad |= put_value(x, r, c0 + 2 * k, mean, dec);
-      bad |= put_value(x, r, c0 + 2 * k + 1, se, dec);
+      bad |= put_scaled(x, r, c0 + 2 * k, raw, col->scale, dec);
+      bad |= put_scaled(x, r, c0 + 2 * k + 1, raw_se, col->scale, dec);
     } else {
-      bad |= put_mean_se(x, r, c0 + k, mean, se, dec);
+      bad |= put_mean_se(x, r, c0 + k, col->scale * raw, col->scale * raw_se, dec);
     }
   }
   return bad ? -1 : 0;
@@ -671,11 +713,12 @@ static int put_stat_headers(report_text *x, int32_t c0, int csv, int with_se, in
 
 /* "count (percent%)", or for CSV the two in columns c and c + 1. */
 static int put_count(report_text *x, int32_t r, int32_t c, int64_t count, int64_t of, int csv) {
-  double pct = of > 0 ? rounded(100.0 * (double)count / (double)of, 1) : NAN;
+  double share = of > 0 ? (double)count / (double)of : NAN;
   if (csv) {
     if (text_printf(x, r, c, "%lld", (long long)count) < 0) return -1;
-    return put_value(x, r, c + 1, pct, 1);
+    return put_scaled(x, r, c + 1, share, 100.0, 1);
   }
+  double pct = rounded(100.0 * share, 1);
   if (isnan(pct)) return text_printf(x, r, c, "%lld", (long long)count);
   return text_printf(x, r, c, "%lld (%.1f%%)", (long long)count, pct);
 }
@@ -740,6 +783,8 @@ static void write_table(const report_text *x, farm_format format, const char *ti
   case FARM_FORMAT_CSV:
     write_csv(x, out);
     break;
+  case FARM_FORMAT_HTML: /* refused before (pf_no_dims) */
+    break;
   }
 }
 
@@ -762,6 +807,7 @@ static int pf_table51(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
   report_text x;
   memset(&x, 0, sizeof x);
   int bad = !choice || !best_on || report_text_alloc(&x, rows, cols) < 0;
+  x.full = csv;
   if (!bad) {
     farm_pf_select(m, NULL, choice, &pi, NULL);
     for (int64_t r = 0; r < m->ninstances; r++) {
@@ -839,6 +885,7 @@ static int pf_table52(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
     for (int32_t g = 0; g < G; g++) type_row[g] = count[g] > 0 ? rows++ - 1 : -1;
     type_row[G] = rows - 1;
     bad = report_text_alloc(&x, rows, cols) < 0;
+    x.full = o->format == FARM_FORMAT_CSV;
   }
   if (!bad) {
     x.rule[1] = x.rule[rows - 1] = 1;
@@ -857,14 +904,13 @@ static int pf_table52(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
       for (int32_t l = 0; l < L; l++) {
         const farm_pf_stat *s = g < G ? &m->type_stat[(size_t)g * (size_t)L + (size_t)l]
                                       : &m->label_stat[l];
-        bad |= put_value(&x, r, 1 + l, 100.0 * farm_pf_stat_mean(s, FARM_PF_RATE), 1);
-        bad |= put_value(&x, r, L + 4 + l,
-                         100.0 * (double)best[(size_t)g * (size_t)L + (size_t)l] /
-                             (double)count[g],
-                         1);
+        bad |= put_scaled(&x, r, 1 + l, farm_pf_stat_mean(s, FARM_PF_RATE), 100.0, 1);
+        bad |= put_scaled(&x, r, L + 4 + l,
+                          (double)best[(size_t)g * (size_t)L + (size_t)l] / (double)count[g],
+                          100.0, 1);
       }
-      bad |= put_value(&x, r, L + 1, 100.0 * farm_pf_stat_mean(&pi[g], FARM_PF_RATE), 1);
-      bad |= put_value(&x, r, L + 2, 100.0 * farm_pf_stat_mean(&worst[g], FARM_PF_RATE), 1);
+      bad |= put_scaled(&x, r, L + 1, farm_pf_stat_mean(&pi[g], FARM_PF_RATE), 100.0, 1);
+      bad |= put_scaled(&x, r, L + 2, farm_pf_stat_mean(&worst[g], FARM_PF_RATE), 100.0, 1);
       bad |= text_printf(&x, r, L + 3, "%lld", (long long)count[g]);
     }
   }
@@ -896,7 +942,7 @@ static int pf_table52(const farm_pf_matrix *m, const farm_report_opts *o, FILE *
 static int check_report(farm_store *st, const farm_report_opts *o, int64_t *min_agents,
                         mapf_diag *err) {
   if (o->format != FARM_FORMAT_TEXT && o->format != FARM_FORMAT_MD &&
-      o->format != FARM_FORMAT_CSV) {
+      o->format != FARM_FORMAT_CSV && o->format != FARM_FORMAT_HTML) {
     farm_err(err, "unknown report format %d", (int)o->format);
     return -1;
   }
@@ -929,6 +975,11 @@ static int check_report(farm_store *st, const farm_report_opts *o, int64_t *min_
 
 /* The portfolio tables have fixed rows and columns. */
 static int pf_no_dims(const farm_report_opts *o, const char *what, mapf_diag *err) {
+  if (o->format == FARM_FORMAT_HTML) {
+    farm_err(err, "%s has no HTML form; --format html is for the metric reports (mapfarm "
+                  "reports lists them)", what);
+    return -1;
+  }
   if (!o->rows && !o->cols) return 0;
   farm_err(err, "%s has fixed rows and columns; --%s does not apply", what,
            o->rows ? "rows" : "cols");
@@ -982,6 +1033,7 @@ int farm_report_greedy_by(farm_store *st, int32_t size, const farm_report_opts *
   memset(&x, 0, sizeof x);
   int32_t cols = 2 + PF_COLS + (csv ? 2 : 1);
   int bad = n < 0 || report_text_alloc(&x, n + 1, cols) < 0;
+  x.full = csv;
   if (!bad) {
     x.rule[1] = 1;
     x.left[1] = 1;
@@ -1026,6 +1078,442 @@ int farm_report_greedy_by(farm_store *st, int32_t size, const farm_report_opts *
   free(steps);
   farm_pf_matrix_free(m);
   return bad ? -1 : 0;
+}
+
+/* ---- HTML: the table with 95% intervals, SVG plots, provenance ---------------------------- */
+
+double farm_report_t975(int64_t df) {
+  /* Exact to 3 decimals up to 30 degrees of freedom; beyond, the Cornish-Fisher expansion
+   * about the normal quantile (error under 1e-4 there). */
+  static const double table[30] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                    2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                    2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                    2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df < 1) return NAN;
+  if (df <= 30) return table[df - 1];
+  double z = 1.959963984540054, d = (double)df, z3 = z * z * z, z5 = z3 * z * z;
+  return z + (z3 + z) / (4 * d) + (5 * z5 + 16 * z3 + 3 * z) / (96 * d * d) +
+         (3 * z5 * z * z + 19 * z5 + 17 * z3 - 15 * z) / (384 * d * d * d);
+}
+
+int farm_report_ci95(int64_t n, double sum, double sumsq, int64_t binary, double *lo,
+                     double *hi) {
+  if (n < 1) return -1;
+  double nn = (double)n, mean = sum / nn;
+  if (binary == n) {
+    /* Wilson: stays inside [0, 1] and keeps a width at 0 and 1 (Wald's collapses there). */
+    double z = 1.959963984540054, z2 = z * z, p = mean;
+    double centre = (p + z2 / (2 * nn)) / (1 + z2 / nn);
+    double half = z / (1 + z2 / nn) * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn));
+    *lo = centre - half;
+    *hi = centre + half;
+    return 0;
+  }
+  if (n < 2) return -1;
+  double var = (sumsq - nn * mean * mean) / (nn - 1);
+  double half = farm_report_t975(n - 1) * sqrt(var > 0 ? var : 0) / sqrt(nn);
+  *lo = mean - half;
+  *hi = mean + half;
+  return 0;
+}
+
+static void html_esc(const char *s, FILE *out) {
+  for (; *s; s++) {
+    switch (*s) {
+    case '&': fputs("&amp;", out); break;
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    case '"': fputs("&quot;", out); break;
+    default: fputc(*s, out);
+    }
+  }
+}
+
+/* Whether every name of a dimension is a number ("-": a job without it, left out). */
+static int dim_numeric(const report_name *l, int32_t n) {
+  int32_t numbers = 0;
+  for (int32_t i = 0; i < n; i++) {
+    if (strcmp(l[i].name, "-") == 0) continue;
+    if (!l[i].numeric) return 0;
+    numbers++;
+  }
+  return numbers >= 2;
+}
+
+static const char *const plot_colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+/* A cell's mean and interval in the printed unit; 0 when the cell has no value. */
+static int cell_stats(const report_acc *a, double scale, double *mean, double *lo, double *hi,
+                      int *has_ci) {
+  if (a->jobs == 0 || a->n == 0) return 0;
+  *mean = scale * a->sum / (double)a->n;
+  *has_ci = farm_report_ci95(a->n, a->sum, a->sumsq, a->binary, lo, hi) == 0;
+  if (*has_ci) {
+    *lo *= scale;
+    *hi *= scale;
+    /* A percentage of a share: a t interval is cut at the bounds the share cannot pass. */
+    if (scale == 100.0 && *lo < 0) *lo = 0;
+    if (scale == 100.0 && *hi > 100) *hi = 100;
+  }
+  return 1;
+}
+
+/* A line chart: x the numeric names of one dimension (rows when x_rows), a line per name of
+ * the other with its 95% band, as Figure 2 of the BMAA* paper. Percentages get an axis from
+ * 0 to 100 with room above, so that lines at 100% are seen. */
+static void svg_lines(const report_table *t, const report_def *def, int x_rows, const char *title,
+                      const char *xlabel, FILE *out) {
+  const report_name *xs = x_rows ? t->maps : t->labels, *ss = x_rows ? t->labels : t->maps;
+  int32_t nx = x_rows ? t->nmaps : t->nlabels, ns = x_rows ? t->nlabels : t->nmaps;
+  int w = t->nlabels + 1;
+  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+  for (int32_t i = 0; i < nx; i++) {
+    if (!xs[i].numeric) continue;
+    if (xs[i].value < xmin) xmin = xs[i].value;
+    if (xs[i].value > xmax) xmax = xs[i].value;
+    for (int32_t k = 0; k < ns; k++) {
+      const report_acc *a = x_rows ? &t->acc[i * w + k] : &t->acc[k * w + i];
+      double m, lo, hi;
+      int ci;
+      if (!cell_stats(a, def->scale, &m, &lo, &hi, &ci)) continue;
+      if (!ci) lo = hi = m;
+      if (lo < ymin) ymin = lo;
+      if (hi > ymax) ymax = hi;
+    }
+  }
+  if (!(xmin < xmax) || !(ymin <= ymax)) return;
+  int pct = def->scale == 100.0;
+  if (pct) {
+    ymin = ymin < 0 ? ymin : 0;
+    ymax = ymax > 100 ? ymax : 100;
+  } else if (ymin == ymax) {
+    ymin -= 1;
+    ymax += 1;
+  }
+  double pad = 0.05 * (ymax - ymin);
+  ymax += pad; /* the 100% line clear of the frame */
+  if (!pct) ymin -= pad;
+  const double W = 820, H = 380, L = 60, R = 170, T = 36, B = 48;
+  double pw = W - L - R, ph = H - T - B;
+#define PX(v) (L + ((v) - xmin) / (xmax - xmin) * pw)
+#define PY(v) (T + (ymax - (v)) / (ymax - ymin) * ph)
+  fprintf(out, "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot lines\" "
+               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n", W, H, W, H);
+  fputs("<title>", out);
+  html_esc(title, out);
+  fputs("</title>\n", out);
+  fputs("<text x=\"8\" y=\"20\" class=\"ptitle\">", out);
+  html_esc(title, out);
+  fputs("</text>\n", out);
+  /* Axes and grid: five y ticks, the x values themselves as x ticks. */
+  for (int k = 0; k <= 4; k++) {
+    double v = ymin + (ymax - ymin) * k / 4;
+    if (pct) v = 25.0 * k;
+    if (v > ymax) break;
+    fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
+                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">%g</text>\n",
+            L, L + pw, PY(v), PY(v), L - 6, PY(v) + 4, pct ? v : rounded(v, 3));
+  }
+  for (int32_t i = 0; i < nx; i++) {
+    if (!xs[i].numeric) continue;
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">",
+            PX(xs[i].value), T + ph + 16);
+    html_esc(xs[i].name, out);
+    fputs("</text>\n", out);
+  }
+  fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>\n",
+          L, T, pw, ph);
+  fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\">", L + pw / 2,
+          H - 8);
+  html_esc(xlabel, out);
+  fprintf(out, "</text><text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\" "
+               "class=\"axis\">", T + ph / 2);
+  /* A long title does not fit along the axis: the report's name then. */
+  html_esc(strlen(def->title) > 40 ? def->name : def->title, out);
+  fputs("</text>\n", out);
+  for (int32_t k = 0; k < ns; k++) {
+    const char *color = plot_colors[k % 10];
+    /* The band: the upper bounds left to right, the lower ones back. */
+    char *band = NULL, *line = NULL;
+    size_t bl = 0, ll = 0;
+    FILE *fb = open_memstream(&band, &bl), *fl = open_memstream(&line, &ll);
+    if (!fb || !fl) {
+      if (fb) fclose(fb);
+      if (fl) fclose(fl);
+      free(band);
+      free(line);
+      continue;
+    }
+    double *lows = calloc((size_t)nx, sizeof *lows), *lx = calloc((size_t)nx, sizeof *lx);
+    int32_t nb = 0, nl = 0;
+    for (int32_t i = 0; lows && lx && i < nx; i++) {
+      if (!xs[i].numeric) continue;
+      const report_acc *a = x_rows ? &t->acc[i * w + k] : &t->acc[k * w + i];
+      double m, lo, hi;
+      int ci;
+      if (!cell_stats(a, def->scale, &m, &lo, &hi, &ci)) continue;
+      fprintf(fl, "%s%.1f,%.1f", nl++ ? " " : "", PX(xs[i].value), PY(m));
+      fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" data-series=\"", PX(xs[i].value),
+              PY(m), color);
+      html_esc(ss[k].name, out);
+      fprintf(out, "\" data-x=\"");
+      html_esc(xs[i].name, out);
+      fprintf(out, "\" data-mean=\"%.17g\"/>\n", m);
+      if (ci) {
+        fprintf(fb, "%s%.1f,%.1f", nb ? " " : "", PX(xs[i].value), PY(hi));
+        lows[nb] = lo;
+        lx[nb++] = xs[i].value;
+      }
+    }
+    for (int32_t j = nb - 1; j >= 0; j--) fprintf(fb, " %.1f,%.1f", PX(lx[j]), PY(lows[j]));
+    fclose(fb);
+    fclose(fl);
+    if (nb >= 2)
+      fprintf(out, "<polygon points=\"%s\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" "
+                   "class=\"band\"/>\n", band, color);
+    fprintf(out, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+                 "class=\"series\"/>\n", line, color);
+    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
+                 "<text x=\"%.1f\" y=\"%.1f\" class=\"legend\">", L + pw + 12, T + 8 + 18 * k,
+            color, L + pw + 32, T + 12 + 18 * k);
+    html_esc(ss[k].name, out);
+    fputs("</text>\n", out);
+    free(lows);
+    free(lx);
+    free(band);
+    free(line);
+  }
+#undef PX
+#undef PY
+  fputs("</svg><figcaption>Lines: means; bands: 95% confidence intervals.</figcaption>"
+        "</figure>\n", out);
+}
+
+/* A heat map of the body cells (a sweep over two parameters, like docs/img/sweep-*.png):
+ * white to dark blue over the cells' range, the value written in each. */
+static void svg_heat(const report_table *t, const report_def *def, const char *title,
+                     const char *rh, const char *ch, FILE *out) {
+  int w = t->nlabels + 1;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int32_t r = 0; r < t->nmaps; r++)
+    for (int32_t c = 0; c < t->nlabels; c++) {
+      const report_acc *a = &t->acc[r * w + c];
+      if (a->n == 0) continue;
+      double v = def->scale * a->sum / (double)a->n;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  if (!(lo <= hi)) return;
+  const double cw = 64, chh = 32, L = 90, T = 56;
+  double W = L + cw * t->nlabels + 20, H = T + chh * t->nmaps + 40;
+  if (W < 640) W = 640; /* room for the title */
+  fprintf(out, "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot heat\" "
+               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n<title>", W, H, W, H);
+  html_esc(title, out);
+  fputs("</title><text x=\"8\" y=\"20\" class=\"ptitle\">", out);
+  html_esc(title, out);
+  fprintf(out, "</text><text x=\"%.1f\" y=\"44\" text-anchor=\"middle\" class=\"axis\">",
+          L + cw * t->nlabels / 2);
+  html_esc(ch, out);
+  fprintf(out, "</text><text x=\"8\" y=\"%.1f\" class=\"axis\">", T - 6);
+  html_esc(rh, out);
+  fputs("</text>\n", out);
+  for (int32_t c = 0; c < t->nlabels; c++) {
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">",
+            L + cw * (c + 0.5), T + chh * t->nmaps + 16);
+    html_esc(t->labels[c].name, out);
+    fputs("</text>\n", out);
+  }
+  for (int32_t r = 0; r < t->nmaps; r++) {
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">", L - 6,
+            T + chh * (r + 0.5) + 4);
+    html_esc(t->maps[r].name, out);
+    fputs("</text>\n", out);
+    for (int32_t c = 0; c < t->nlabels; c++) {
+      const report_acc *a = &t->acc[r * w + c];
+      if (a->n == 0) continue;
+      double v = def->scale * a->sum / (double)a->n;
+      double f = hi > lo ? (v - lo) / (hi - lo) : 1.0;
+      int R = (int)(247 - f * (247 - 8)), G = (int)(251 - f * (251 - 48)),
+          Bc = (int)(255 - f * (255 - 107));
+      fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                   "fill=\"rgb(%d,%d,%d)\" data-mean=\"%.17g\"/><text x=\"%.1f\" y=\"%.1f\" "
+                   "text-anchor=\"middle\" class=\"cell\" fill=\"%s\">%.*f</text>\n",
+              L + cw * c, T + chh * r, cw, chh, R, G, Bc, v, L + cw * (c + 0.5),
+              T + chh * (r + 0.5) + 4, f > 0.55 ? "#fff" : "#000", def->decimals,
+              rounded(v, def->decimals));
+    }
+  }
+  fputs("</svg></figure>\n", out);
+}
+
+/* The runs behind the jobs that pass the filter: plan, its hash, code version, host, dates. */
+static void html_provenance(sqlite3 *db, const farm_report_opts *o, FILE *out) {
+  const char *where = o->where && *o->where ? o->where : "1";
+  size_t len = strlen(where) + 1024;
+  char *sql = malloc(len);
+  if (!sql) return;
+  snprintf(sql, len,
+           "SELECT u.run_id, u.plan_name, u.plan_hash, u.version, u.host, u.started_at, "
+           "u.ended_at, u.status, count(r.id) FROM runs AS u JOIN results AS r ON r.run_id = "
+           "u.run_id WHERE (?1 <= 0 OR r.agents <= ?1) AND (%s\n) GROUP BY u.run_id ORDER BY "
+           "u.run_id",
+           where);
+  sqlite3_stmt *s = NULL;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+  free(sql);
+  fputs("<h2>Runs behind this report</h2>\n<table class=\"runs\"><thead><tr><th>Run</th>"
+        "<th>Plan</th><th>Plan hash</th><th>Code version</th><th>Host</th><th>Started</th>"
+        "<th>Ended</th><th>Status</th><th>Jobs here</th></tr></thead><tbody>\n", out);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_int(s, 1, o->max_agents);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+      fputs("<tr>", out);
+      for (int k = 0; k < 9; k++) {
+        const char *v = (const char *)sqlite3_column_text(s, k);
+        fputs(k == 0 || k == 8 ? "<td class=\"num\">" : "<td>", out);
+        html_esc(v ? v : "-", out);
+        fputs("</td>", out);
+      }
+      fputs("</tr>\n", out);
+    }
+  }
+  sqlite3_finalize(s);
+  fputs("</tbody></table>\n", out);
+}
+
+/* Figure 2 of the BMAA* paper for each map: the metric against the agent count, a line per
+ * label; for a table of maps and labels whose jobs have several agent counts. */
+static int html_agent_plots(sqlite3 *db, const report_def *def, const farm_report_opts *o,
+                            const farm_labels *lb, const report_table *t, FILE *out,
+                            mapf_diag *err) {
+  for (int32_t m = 0; m < t->nmaps; m++) {
+    const char *map = t->maps[m].name;
+    const char *where = o->where && *o->where ? o->where : "1";
+    size_t len = strlen(where) + 2 * strlen(map) + 64;
+    char *w = malloc(len), *p;
+    if (!w) {
+      farm_err(err, "out of memory");
+      return -1;
+    }
+    p = w + snprintf(w, len, "(%s\n) AND map = '", where);
+    for (const char *q = map; *q; q++) {
+      if (*q == '\'') *p++ = '\'';
+      *p++ = *q;
+    }
+    strcpy(p, "'");
+    farm_report_opts po = *o;
+    po.rows = "agents";
+    po.cols = "label";
+    po.where = w;
+    report_table pt;
+    memset(&pt, 0, sizeof pt);
+    int r = report_load(db, def, &po, lb, &pt, err);
+    free(w);
+    if (r < 0) {
+      report_table_free(&pt);
+      return -1;
+    }
+    if (r == 0 && dim_numeric(pt.maps, pt.nmaps)) {
+      char title[600];
+      snprintf(title, sizeof title, "%s: %s against agents (%s to %s agents)", map, def->title,
+               pt.maps[0].name, pt.maps[pt.nmaps - 1].name);
+      svg_lines(&pt, def, 1, title, "Agents", out);
+    }
+    report_table_free(&pt);
+  }
+  return 0;
+}
+
+/* The page: title and what it averages, the table (each cell: mean, 95% interval, jobs),
+ * the plots, the runs. */
+static int write_html(sqlite3 *db, const report_table *t, const report_def *def,
+                      const farm_report_opts *o, const farm_labels *lb, const char *rh,
+                      const char *subtitle, const char *notes, FILE *out, mapf_diag *err) {
+  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", out);
+  html_esc(def->title, out);
+  fputs("</title>\n<style>\n"
+        "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}\n"
+        "table{border-collapse:collapse;margin:8px 0 16px}\n"
+        "th,td{border:1px solid #ccc;padding:3px 8px}th{background:#f3f3f3}\n"
+        "td.num,td.v{text-align:right;white-space:nowrap}\n"
+        "tr.overall td,tr.overall th,td.overall{background:#fafafa;font-weight:600}\n"
+        ".ci{color:#666;font-size:12px}.n{color:#888;font-size:12px}\n"
+        "svg .grid{stroke:#e4e4e4}svg .frame{fill:none;stroke:#888}\n"
+        "svg .tick,svg .legend{font-size:11px}svg .axis{font-size:12px}\n"
+        "svg .ptitle{font-size:12px;font-weight:600}svg .cell{font-size:11px}\n"
+        "figure{margin:8px 0 20px}figcaption{color:#666;font-size:12px}\n"
+        "</style></head><body>\n<h1>", out);
+  html_esc(def->title, out);
+  fputs("</h1>\n<p class=\"subtitle\">", out);
+  html_esc(subtitle, out);
+  fputs("</p>\n<p class=\"method\">Each cell: the mean, its 95% confidence interval in "
+        "brackets and n, the jobs it averages. A mean of values that are all 0 or 1 (a share "
+        "of instances) has Wilson's score interval; any other mean, Student's t interval over "
+        "its jobs (none for n = 1).</p>\n",
+        out);
+  fputs("<table class=\"report\"><thead><tr><th>", out);
+  html_esc(rh, out);
+  fputs("</th>", out);
+  for (int32_t c = 0; c <= t->nlabels; c++) {
+    fputs("<th>", out);
+    html_esc(c < t->nlabels ? t->labels[c].name : "Overall", out);
+    fputs("</th>", out);
+  }
+  fputs("</tr></thead><tbody>\n", out);
+  for (int32_t r = 0; r <= t->nmaps; r++) {
+    fputs(r < t->nmaps ? "<tr><th>" : "<tr class=\"overall\"><th>", out);
+    html_esc(r < t->nmaps ? t->maps[r].name : "Overall", out);
+    fputs("</th>", out);
+    for (int32_t c = 0; c <= t->nlabels; c++) {
+      const report_acc *a = &t->acc[r * (t->nlabels + 1) + c];
+      double m, lo, hi;
+      int ci;
+      const char *cls = c < t->nlabels ? "v" : "v overall";
+      if (!cell_stats(a, def->scale, &m, &lo, &hi, &ci)) {
+        fprintf(out, "<td class=\"%s\">-</td>", cls);
+        continue;
+      }
+      fprintf(out, "<td class=\"%s\" data-mean=\"%.17g\" data-n=\"%lld\"", cls, m,
+              (long long)a->n);
+      if (ci) fprintf(out, " data-lo=\"%.17g\" data-hi=\"%.17g\"", lo, hi);
+      fprintf(out, ">%.*f", def->decimals, rounded(m, def->decimals));
+      if (ci)
+        fprintf(out, " <span class=\"ci\">[%.*f, %.*f]</span>", def->decimals,
+                rounded(lo, def->decimals), def->decimals, rounded(hi, def->decimals));
+      fprintf(out, " <span class=\"n\">n=%lld</span></td>", (long long)a->n);
+    }
+    fputs("</tr>\n", out);
+  }
+  fputs("</tbody></table>\n", out);
+  if (*notes) {
+    fputs("<pre class=\"notes\">", out);
+    html_esc(notes, out);
+    fputs("</pre>\n", out);
+  }
+  /* Plots: a numeric dimension gives lines over it, two give a heat map (a sweep); maps by
+   * labels give each map's metric against agents. */
+  const char *dims[2] = {o->rows ? o->rows : "map", o->cols ? o->cols : "label"};
+  int rnum = dim_numeric(t->maps, t->nmaps), cnum = dim_numeric(t->labels, t->nlabels);
+  char title[800];
+  fputs("<h2>Plots</h2>\n", out);
+  if (rnum && cnum && strncmp(dims[0], "param:", 6) == 0 && strncmp(dims[1], "param:", 6) == 0) {
+    snprintf(title, sizeof title, "%s: %s by %s and %s", subtitle, def->title, dims[0] + 6,
+             dims[1] + 6);
+    svg_heat(t, def, title, dims[0] + 6, dims[1] + 6, out);
+  } else if (rnum || cnum) {
+    const char *xd = rnum ? dims[0] : dims[1];
+    const char *xname = strncmp(xd, "param:", 6) == 0 ? xd + 6 : xd;
+    snprintf(title, sizeof title, "%s against %s (%s)", def->title, xname, subtitle);
+    svg_lines(t, def, rnum, title, xname, out);
+  } else if (strcmp(dims[0], "map") == 0 && strcmp(dims[1], "label") == 0) {
+    if (html_agent_plots(db, def, o, lb, t, out, err) < 0) return -1;
+  }
+  html_provenance(db, o, out);
+  fputs("<p class=\"made\">Made by <code>mapfarm report --format html</code>; the page needs "
+        "no network.</p>\n</body></html>\n", out);
+  return 0;
 }
 
 /* Formats the unknown-name message: the valid names, and the nearest one if it is close. */
@@ -1129,10 +1617,16 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   char rexpr[256];
   const char *header;
   dim_sql(o.rows ? o.rows : "map", rexpr, sizeof rexpr, &header);
-  int counts = !o.counts                      ? COUNTS_NONE
-               : o.format == FARM_FORMAT_CSV ? COUNTS_COLUMNS
-                                             : COUNTS_INLINE;
-  if (report_text_build(&t, def, header, counts, &x) < 0) {
+  /* Text and Markdown show each cell's count where cells average unequal numbers of jobs
+   * (a mean of 2 beside a mean of 200 reads alike otherwise); CSV gives them as columns on
+   * request, as programs expect a fixed shape. */
+  int64_t lo, hi;
+  count_range(&t, &lo, &hi);
+  int unequal = lo < hi;
+  int counts = o.format == FARM_FORMAT_CSV ? (o.counts ? COUNTS_COLUMNS : COUNTS_NONE)
+               : o.counts || unequal       ? COUNTS_INLINE
+                                           : COUNTS_NONE;
+  if (report_text_build(&t, def, header, counts, o.format == FARM_FORMAT_CSV, &x) < 0) {
     farm_err(err, "out of memory");
     report_text_free(&x);
     report_table_free(&t);
@@ -1151,28 +1645,32 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
     nl += w > 0 ? (size_t)w : 0;
     if (nl < sizeof notes) nl += (size_t)snprintf(notes + nl, sizeof notes - nl, "\n");
   }
-  int64_t lo, hi;
-  count_range(&t, &lo, &hi);
-  if (lo < hi && nl < sizeof notes)
+  if (unequal && nl < sizeof notes)
     snprintf(notes + nl, sizeof notes - nl,
-             "Cells average unequal numbers of jobs (%lld to %lld)%s\n", (long long)lo,
-             (long long)hi, o.counts ? ": each cell's count is in parentheses" : "; --counts shows them");
+             "Cells average unequal numbers of jobs (%lld to %lld): each cell's count is in "
+             "parentheses\n",
+             (long long)lo, (long long)hi);
 
+  char what[1300], agents[64] = "", errors[64] = "", where[1100] = "";
+  if (o.max_agents > 0)
+    snprintf(agents, sizeof agents, " with at most %d agents", (int)o.max_agents);
+  if (o.where && *o.where) snprintf(where, sizeof where, " where %.1000s", o.where);
+  if (t.errors > 0)
+    snprintf(errors, sizeof errors, "; %lld error job%s left out", (long long)t.errors,
+             t.errors == 1 ? "" : "s");
+  snprintf(what, sizeof what, "mean over %lld job%s%s%s%s", (long long)t.jobs,
+           t.jobs == 1 ? "" : "s", agents, where, errors);
   switch (o.format) {
   case FARM_FORMAT_TEXT: {
-    char title[1400], agents[64] = "", errors[64] = "", where[1100] = "";
-    if (o.max_agents > 0)
-      snprintf(agents, sizeof agents, " with at most %d agents", (int)o.max_agents);
-    if (o.where && *o.where) snprintf(where, sizeof where, " where %.1000s", o.where);
-    if (t.errors > 0)
-      snprintf(errors, sizeof errors, "; %lld error job%s left out", (long long)t.errors,
-               t.errors == 1 ? "" : "s");
-    snprintf(title, sizeof title, "%s: mean over %lld job%s%s%s%s", def->title,
-             (long long)t.jobs, t.jobs == 1 ? "" : "s", agents, where, errors);
+    char title[1500];
+    snprintf(title, sizeof title, "%s: %s", def->title, what);
     write_text(&x, title, out);
     fputs(notes, out);
     break;
   }
+  case FARM_FORMAT_HTML:
+    r = write_html(db, &t, def, &o, lb, header, what, notes, out, err);
+    break;
   case FARM_FORMAT_MD:
     write_md(&x, out);
     if (*notes) {
@@ -1187,6 +1685,7 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   farm_labels_free(lb);
   report_text_free(&x);
   report_table_free(&t);
+  if (r < 0) return -1;
   if (fflush(out) != 0 || ferror(out)) {
     farm_err(err, "cannot write the report");
     return -1;

@@ -10,7 +10,9 @@
 #include "diag.h"
 #include "store.h"
 
-typedef enum { FARM_FORMAT_TEXT, FARM_FORMAT_MD, FARM_FORMAT_CSV } farm_format;
+/* HTML: one self-contained page (no network) with the table and its 95% confidence
+ * intervals, SVG plots and the runs behind it; the metric reports only. */
+typedef enum { FARM_FORMAT_TEXT, FARM_FORMAT_MD, FARM_FORMAT_CSV, FARM_FORMAT_HTML } farm_format;
 
 typedef struct farm_report_opts {
   farm_format format;
@@ -53,5 +55,15 @@ int farm_report_greedy_by(farm_store *st, int32_t size, const farm_report_opts *
                           FILE *out, mapf_diag *err);
 int farm_report_greedy(farm_store *st, int32_t size, const farm_report_opts *opts, FILE *out,
                        mapf_diag *err);
+
+/* The two-sided 95% interval of a mean over n values with sum `sum` and sum of squares
+ * `sumsq`: Wilson's score interval when every value is 0 or 1 (binary == n: a proportion of
+ * instances, e.g. solved), else Student's t interval (n - 1 degrees of freedom). Returns 0,
+ * or -1 when there is none (n < 2 for t; n < 1). */
+int farm_report_ci95(int64_t n, double sum, double sumsq, int64_t binary, double *lo,
+                     double *hi);
+
+/* The 0.975 quantile of Student's t with df >= 1 degrees of freedom. */
+double farm_report_t975(int64_t df);
 
 #endif

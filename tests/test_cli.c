@@ -642,7 +642,7 @@ Test(cli, run_stores_patrol_coherence_and_suboptimality) {
   cr_assert_eq(mapfarm(&out, &err, "portfolio --db '%s' --size 1 --by suboptimality --where "
                        "'agents = 1' --format csv", db), 0, "%s", err);
   char want[300];
-  snprintf(want, sizeof want, "\n1,%.*s,100.0,", (int)strcspn(best, "\n"), best);
+  snprintf(want, sizeof want, "\n1,%.*s,100,", (int)strcspn(best, "\n"), best);
   cr_assert(strstr(out, "Step,Added,Completion rate (%),Suboptimality,") && strstr(out, want),
             "want %s in:\n%s", want, out);
   free(out);

@@ -339,12 +339,12 @@ Test(portfolio, table_5_1_as_csv_and_markdown) {
                 "Selector,Completion rate (%),Completion rate (%) SE,Distance,Distance SE,"
                 "Completion time (steps),Completion time (steps) SE,Completion time (s),"
                 "Completion time (s) SE,Best on,Best on (%)\n"
-                "pi*,100.0,0.0,9.5,0.3,35.0,2.9,0.375,0.072,,\n"
-                "A,60.0,23.1,10.0,0.0,65.0,14.4,0.500,0.000,2,50.0\n"
-                "B,60.0,23.1,9.0,0.0,60.0,17.3,0.250,0.000,2,50.0\n"
-                "C,70.0,0.0,10.0,0.0,60.0,0.0,1.000,0.000,0,0.0\n"
-                "D,10.0,0.0,5.0,0.0,100.0,0.0,0.125,0.000,0,0.0\n"
-                "Worst,10.0,0.0,5.0,0.0,100.0,0.0,0.125,0.000,,\n");
+                "pi*,100,0,9.5,0.28867513459481287,35,2.886751345948129,0.375,0.07216878364870322,,\n"
+                "A,60,23.094010767585033,10,0,65,14.433756729740644,0.5,0,2,50\n"
+                "B,60.00000000000001,23.094010767585026,9,0,60,17.320508075688775,0.25,0,2,50\n"
+                "C,70,0,10,0,60,0,1,0,0,0\n"
+                "D,10,0,5,0,100,0,0.125,0,0,0\n"
+                "Worst,10,0,5,0,100,0,0.125,0,,\n");
   expect_report(st, "portfolio", 0, FARM_FORMAT_MD, NULL,
                 "| Selector | Completion rate (%) | Distance | Completion time (steps) | "
                 "Completion time (s) | Best on |\n"
@@ -388,9 +388,9 @@ Test(portfolio, table_5_2_as_text_and_csv) {
                 "   50.0      0.0      0.0\n");
   expect_report(st, "problem-types", 0, FARM_FORMAT_CSV, NULL,
                 "Problem type,A,B,C,D,pi*,Worst,Instances,best: A,best: B,best: C,best: D\n"
-                "random,100.0,20.0,70.0,10.0,100.0,10.0,2,100.0,0.0,0.0,0.0\n"
-                "cross-sides,20.0,100.0,70.0,10.0,100.0,10.0,2,0.0,100.0,0.0,0.0\n"
-                "Overall,60.0,60.0,70.0,10.0,100.0,10.0,4,50.0,50.0,0.0,0.0\n");
+                "random,100,20,70,10,100,10,2,100,0,0,0\n"
+                "cross-sides,20,100,70,10,100,10,2,0,100,0,0\n"
+                "Overall,60,60.00000000000001,70,10,100,10,4,50,50,0,0\n");
   /* The SQL twin gives the same cells. */
   expect_rows(farm_store_db(st),
               "SELECT generator, label, round(100 * completion_rate, 1), best_on FROM "
@@ -482,17 +482,17 @@ Test(portfolio, where_filters_jobs_before_the_selection) {
                 "Selector,Completion rate (%),Completion rate (%) SE,Distance,Distance SE,"
                 "Completion time (steps),Completion time (steps) SE,Completion time (s),"
                 "Completion time (s) SE,Best on,Best on (%)\n"
-                "pi*,100.0,0.0,9.5,0.3,35.0,2.9,0.375,0.072,,\n"
-                "A,60.0,23.1,10.0,0.0,65.0,14.4,0.500,0.000,2,50.0\n"
-                "B,60.0,23.1,9.0,0.0,60.0,17.3,0.250,0.000,2,50.0\n"
-                "C,70.0,0.0,10.0,0.0,60.0,0.0,1.000,0.000,0,0.0\n"
-                "Worst,20.0,0.0,9.5,0.3,90.0,0.0,0.375,0.072,,\n");
+                "pi*,100,0,9.5,0.28867513459481287,35,2.886751345948129,0.375,0.07216878364870322,,\n"
+                "A,60,23.094010767585033,10,0,65,14.433756729740644,0.5,0,2,50\n"
+                "B,60.00000000000001,23.094010767585026,9,0,60,17.320508075688775,0.25,0,2,50\n"
+                "C,70,0,10,0,60,0,1,0,0,0\n"
+                "Worst,20,0,9.5,0.28867513459481287,90,0,0.375,0.07216878364870322,,\n");
   expect_report(st, NULL, 5, FARM_FORMAT_CSV, "label <> 'D'",
                 "Step,Added,Completion rate (%),Distance,Completion time (steps),"
                 "Completion time (s),Chosen on,Chosen on (%)\n"
-                "1,C,70.0,10.0,60.0,1.000,4,100.0\n"
-                "2,B,85.0,9.5,45.0,0.625,2,50.0\n"
-                "3,A,100.0,9.5,35.0,0.375,2,50.0\n");
+                "1,C,70,10,60,1,4,100\n"
+                "2,B,85.00000000000001,9.5,45,0.625,2,50\n"
+                "3,A,100,9.5,35,0.375,2,50\n");
   char *text = NULL;
   mapf_diag err = {0};
   cr_assert_eq(report_str(st, NULL, 5, FARM_FORMAT_TEXT, "label <> 'D'", &text, &err),
@@ -503,8 +503,8 @@ Test(portfolio, where_filters_jobs_before_the_selection) {
   /* Only the random instances: A is best on both, so pi* is A. */
   expect_report(st, "problem-types", 0, FARM_FORMAT_CSV, "generator = 'random' AND label <> 'D'",
                 "Problem type,A,B,C,pi*,Worst,Instances,best: A,best: B,best: C\n"
-                "random,100.0,20.0,70.0,100.0,20.0,2,100.0,0.0,0.0\n"
-                "Overall,100.0,20.0,70.0,100.0,20.0,2,100.0,0.0,0.0\n");
+                "random,100,20,70,100,20,2,100,0,0\n"
+                "Overall,100,20,70,100,20,2,100,0,0\n");
   /* Errors are reported with the condition, and an empty selection says so. */
   cr_expect_eq(report_str(st, "portfolio", 0, FARM_FORMAT_TEXT, "lable = 'A'", &text, &err),
                -1);

@@ -132,53 +132,58 @@ static void expect_paper_report(const char *name, farm_format format, int32_t ma
 Test(report, completion_rate_as_text) {
   expect_paper_report("completion-rate", FARM_FORMAT_TEXT, 0,
                       "Completion rate (%): mean over 5 jobs; 1 error job left out\n"
-                      "Map      BMAA*  A*-Replan  Overall\n"
-                      "-------  -----  ---------  -------\n"
-                      "zeta        95         38       66\n"
-                      "alpha       75          -       75\n"
-                      "-------  -----  ---------  -------\n"
-                      "Overall     88         38       68\n"
-                      "Cells average unequal numbers of jobs (1 to 2); --counts shows them\n");
+                      "Map       BMAA*  A*-Replan  Overall\n"
+                      "-------  ------  ---------  -------\n"
+                      "zeta     95 (2)     38 (2)   66 (4)\n"
+                      "alpha    75 (1)          -   75 (1)\n"
+                      "-------  ------  ---------  -------\n"
+                      "Overall  88 (3)     38 (2)   68 (5)\n"
+                      "Cells average unequal numbers of jobs (1 to 2): each cell's count is in "
+                      "parentheses\n");
 }
 
 Test(report, completion_rate_as_markdown) {
   expect_paper_report("completion-rate", FARM_FORMAT_MD, 0,
                       "| Map | BMAA\\* | A\\*-Replan | Overall |\n"
                       "| :--- | ---: | ---: | ---: |\n"
-                      "| zeta | 95 | 38 | 66 |\n"
-                      "| alpha | 75 | - | 75 |\n"
-                      "| Overall | 88 | 38 | 68 |\n"
+                      "| zeta | 95 (2) | 38 (2) | 66 (4) |\n"
+                      "| alpha | 75 (1) | - | 75 (1) |\n"
+                      "| Overall | 88 (3) | 38 (2) | 68 (5) |\n"
                       "\n"
-                      "Cells average unequal numbers of jobs (1 to 2); --counts shows them\n");
+                      "Cells average unequal numbers of jobs (1 to 2): each cell's count is in "
+                      "parentheses\n");
 }
 
+/* CSV at full precision, not the display's rounding: 37.5 and 66.25 as they are, 2.65 / 3
+ * with every digit a double holds. */
 Test(report, completion_rate_as_csv) {
   expect_paper_report("completion-rate", FARM_FORMAT_CSV, 0,
                       "Map,BMAA*,A*-Replan,Overall\n"
-                      "zeta,95,38,66\n"
+                      "zeta,95,37.5,66.25\n"
                       "alpha,75,,75\n"
-                      "Overall,88,38,68\n");
+                      "Overall,88.33333333333333,37.5,68\n");
 }
 
 Test(report, completion_time_has_one_decimal_and_rounds_halves_up) {
   expect_paper_report("completion-time", FARM_FORMAT_TEXT, 0,
                       "Completion time (steps, unfinished agents count as the limit): mean over 5 "
                       "jobs; 1 error job left out\n"
-                      "Map      BMAA*  A*-Replan  Overall\n"
-                      "-------  -----  ---------  -------\n"
-                      "zeta      50.5      150.0    100.3\n"
-                      "alpha     50.3          -     50.3\n"
-                      "-------  -----  ---------  -------\n"
-                      "Overall   50.4      150.0     90.3\n"
-                      "Cells average unequal numbers of jobs (1 to 2); --counts shows them\n");
+                      "Map         BMAA*  A*-Replan    Overall\n"
+                      "-------  --------  ---------  ---------\n"
+                      "zeta     50.5 (2)  150.0 (2)  100.3 (4)\n"
+                      "alpha    50.3 (1)          -   50.3 (1)\n"
+                      "-------  --------  ---------  ---------\n"
+                      "Overall  50.4 (3)  150.0 (2)   90.3 (5)\n"
+                      "Cells average unequal numbers of jobs (1 to 2): each cell's count is in "
+                      "parentheses\n");
 }
 
 Test(report, travel_distance_as_csv) {
   expect_paper_report("travel-distance", FARM_FORMAT_CSV, 0,
                       "Map,BMAA*,A*-Replan,Overall\n"
-                      "zeta,33,31,32\n"
+                      "zeta,32.5,30.5,31.5\n"
                       "alpha,10,,10\n"
-                      "Overall,25,31,27\n");
+                      "Overall,25,30.5,27.2\n");
 }
 
 /* Only the jobs with at most 10 agents: zeta BMAA* 100, A*-Replan 50, Overall 75; alpha 75;
@@ -249,9 +254,9 @@ Test(report, rows_and_columns_by_parameter_and_agents) {
                 1.0);
   expect_dims(st, "param:vision", "param:expansions", NULL,
               "vision,1,32,Overall\n"
-              "1.5,30,90,50\n"
+              "1.5,30.000000000000004,90,50\n"
               "3,60,100,80\n"
-              "Overall,40,95,62\n");
+              "Overall,40.00000000000001,95,62\n");
   expect_dims(st, "agents", "param:push", NULL,
               "Agents,false,true,Overall\n"
               "100,,65,65\n"
@@ -379,17 +384,18 @@ Test(report, a_label_of_several_configurations_is_split_or_refused) {
                    "X [algorithm=bmaa]  X [algorithm=far]  Overall\n"
                    "-------  --------------  ------------  ------------  ------------  "
                    "------------------  -----------------  -------\n"
-                   "m                    90            40            60            70  "
-                   "                20                 40       56\n"
+                   "m                90 (2)        40 (2)        60 (1)        70 (1)  "
+                   "            20 (1)             40 (1)   56 (8)\n"
                    "-------  --------------  ------------  ------------  ------------  "
                    "------------------  -----------------  -------\n"
-                   "Overall              90            40            60            70  "
-                   "                20                 40       56\n"
+                   "Overall          90 (2)        40 (2)        60 (1)        70 (1)  "
+                   "            20 (1)             40 (1)   56 (8)\n"
                    "Labels with several configurations (shown apart, named by what differs):\n"
                    "\"W\" holds 2 configurations, shown apart by steps\n"
                    "\"B\" holds 2 configurations, shown apart by vision\n"
                    "\"X\" holds 2 configurations, shown apart by algorithm\n"
-                   "Cells average unequal numbers of jobs (1 to 2); --counts shows them\n");
+                   "Cells average unequal numbers of jobs (1 to 2): each cell's count is in "
+                   "parentheses\n");
   free(text);
   /* Labels as rows, the same names. */
   farm_report_opts rows = {FARM_FORMAT_CSV, 0, "label", "map", NULL, 0};
@@ -397,7 +403,7 @@ Test(report, a_label_of_several_configurations_is_split_or_refused) {
                err);
   cr_expect_str_eq(text, "Label,m,Overall\nW [steps=1000],90,90\nW [steps=50],40,40\n"
                          "B [vision=1],60,60\nB [vision=2],70,70\nX [algorithm=bmaa],20,20\n"
-                         "X [algorithm=far],40,40\nOverall,56,56\n");
+                         "X [algorithm=far],40,40\nOverall,56.25,56.25\n");
   free(text);
   /* No label dimension: refused, naming the first mixed label in plan order. */
   farm_report_opts by_agents = {FARM_FORMAT_TEXT, 0, "agents", "algorithm", NULL, 0};
@@ -414,7 +420,7 @@ Test(report, a_label_of_several_configurations_is_split_or_refused) {
                                 "label = 'B'", 0};
   cr_assert_eq(report_opts_str(st, "completion-rate", &by_vision, &text, &err), 0,
                "%s", err.msg);
-  cr_expect_str_eq(text, "vision,4,Overall\n1,60,60\n2,70,70\nOverall,65,65\n");
+  cr_expect_str_eq(text, "vision,4,Overall\n1,60,60\n2,70,70\nOverall,64.99999999999999,64.99999999999999\n");
   free(text);
   farm_report_opts x_only = {FARM_FORMAT_TEXT, 0, "agents", "map", "label = 'X'", 0};
   cr_expect_eq(report_opts_str(st, "completion-rate", &x_only, &text, &err), -1);
@@ -459,9 +465,9 @@ Test(report, counts_show_how_many_jobs_each_cell_averages) {
   o.format = FARM_FORMAT_CSV;
   cr_assert_eq(report_opts_str(st, "completion-rate", &o, &text, &err), 0, "%s", err.msg);
   cr_expect_str_eq(text, "Map,BMAA*,BMAA* jobs,A*-Replan,A*-Replan jobs,Overall,Overall jobs\n"
-                         "zeta,95,2,38,2,66,4\n"
+                         "zeta,95,2,37.5,2,66.25,4\n"
                          "alpha,75,1,,,75,1\n"
-                         "Overall,88,3,38,2,68,5\n");
+                         "Overall,88.33333333333333,3,37.5,2,68,5\n");
   free(text);
   farm_store_close(st);
 }
@@ -549,8 +555,8 @@ Test(report, a_later_plans_labels_come_after_the_first_plans) {
   /* Plan A (runs 1 and 3): FAR at position 1, BMAA* at 7; then plan B's WHCA*. */
   expect_report(st, "completion-rate", FARM_FORMAT_CSV, 0,
                 "Map,FAR,BMAA*,WHCA*,Overall\n"
-                "m,25,50,100,58\n"
-                "Overall,25,50,100,58\n");
+                "m,25,50,100,58.333333333333336\n"
+                "Overall,25,50,100,58.333333333333336\n");
   farm_store_close(st);
 }
 
@@ -566,10 +572,19 @@ Test(report, completion_seconds_has_three_decimals) {
                        .plan_index = i};
     put_job(st, 0, rec, &res, "seconds job %d", (int)i);
   }
-  /* A: (0.0625 + 0.125) / 2 = 0.09375 -> 0.094; Overall 2.1875 / 3 = 0.729. */
+  /* A: (0.0625 + 0.125) / 2 = 0.09375 -> 0.094; Overall 2.1875 / 3 = 0.729; CSV keeps every
+   * digit. */
+  expect_report(st, "completion-seconds", FARM_FORMAT_MD, 0,
+                "| Map | A | B | Overall |\n"
+                "| :--- | ---: | ---: | ---: |\n"
+                "| m | 0.094 (2) | 2.000 (1) | 0.729 (3) |\n"
+                "| Overall | 0.094 (2) | 2.000 (1) | 0.729 (3) |\n"
+                "\n"
+                "Cells average unequal numbers of jobs (1 to 2): each cell's count is in "
+                "parentheses\n");
   expect_report(st, "completion-seconds", FARM_FORMAT_CSV, 0,
                 "Map,A,B,Overall\n"
-                "m,0.094,2.000,0.729\n"
-                "Overall,0.094,2.000,0.729\n");
+                "m,0.09375,2,0.7291666666666666\n"
+                "Overall,0.09375,2,0.7291666666666666\n");
   farm_store_close(st);
 }
