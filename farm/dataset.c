@@ -462,7 +462,8 @@ static int read_rows(ctx *c) {
     char text[1200];
     int n = snprintf(text, sizeof text, "%016" PRIx64 "\n%s\n%d\n%d\n", r->map_hash, r->generator,
                      (int)r->agents, (int)r->instance);
-    mapf_hash128 k = mapf_hash128_of(text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1));
+    size_t used = (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1);
+    mapf_hash128 k = mapf_hash128_of(text, used);
     char hex[33];
     mapf_hash128_hex(k, hex);
     memcpy(r->key, hex, 16);

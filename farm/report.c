@@ -218,7 +218,8 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
            "SELECT r, c, min(coalesce(p.rank, 0) * 4294967296 + g.first), sum(g.jobs), "
            "sum(g.errors), sum(g.sv), sum(g.cv), sum(g.sq), sum(g.bin) FROM (SELECT run_id, r, c, "
            "min(plan_index) AS first, sum(status <> 'error') AS jobs, sum(status = 'error') AS "
-           "errors, sum(v) AS sv, count(v) AS cv, sum(v * v) AS sq, sum(v IN (0, 1)) AS bin FROM (SELECT run_id, plan_index, %s AS r, %s AS c, status, CASE "
+           "errors, sum(v) AS sv, count(v) AS cv, sum(v * v) AS sq, sum(v IN (0, 1)) AS bin FROM "
+           "(SELECT run_id, plan_index, %s AS r, %s AS c, status, CASE "
            "WHEN status <> 'error' THEN %s END AS v FROM results WHERE (?1 <= 0 OR agents <= "
            "?1) AND (%s\n)) GROUP BY run_id, r, c) AS g LEFT JOIN (SELECT u.run_id, (SELECT "
            "min(w.run_id) FROM runs AS w WHERE w.plan_hash IS u.plan_hash) AS rank FROM runs "
@@ -1254,8 +1255,8 @@ static void svg_lines(const report_table *t, const report_def *def, int x_rows, 
       int ci;
       if (!cell_stats(a, def->scale, &m, &lo, &hi, &ci)) continue;
       fprintf(fl, "%s%.1f,%.1f", nl++ ? " " : "", PX(xs[i].value), PY(m));
-      fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" data-series=\"", PX(xs[i].value),
-              PY(m), color);
+      fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" data-series=\"",
+              PX(xs[i].value), PY(m), color);
       html_esc(ss[k].name, out);
       fprintf(out, "\" data-x=\"");
       html_esc(xs[i].name, out);
@@ -1496,7 +1497,7 @@ static int write_html(sqlite3 *db, const report_table *t, const report_def *def,
    * labels give each map's metric against agents. */
   const char *dims[2] = {o->rows ? o->rows : "map", o->cols ? o->cols : "label"};
   int rnum = dim_numeric(t->maps, t->nmaps), cnum = dim_numeric(t->labels, t->nlabels);
-  char title[800];
+  char title[2400];
   fputs("<h2>Plots</h2>\n", out);
   if (rnum && cnum && strncmp(dims[0], "param:", 6) == 0 && strncmp(dims[1], "param:", 6) == 0) {
     snprintf(title, sizeof title, "%s: %s by %s and %s", subtitle, def->title, dims[0] + 6,
