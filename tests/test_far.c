@@ -489,3 +489,33 @@ Test(far, solve_writes_a_legal_far_trace_on_lak307d, .timeout = 300) {
   snprintf(map, sizeof map, "rm -rf '%s'", dir);
   cr_assert_eq(system(map), 0);
 }
+
+/* ---- Small crowded maps (docs/reproduction.md, "FAR on small crowded maps") ----------------- */
+
+/* AR0710SR (564 passable cells) with 200 agents: the flow annotation's paths are half as long
+ * again as the grid's and pile up on a few one-way rows and columns, and FAR's crowd locks up
+ * within a few dozen steps; the deadlock breaker then steps one agent of the wait-for cycle
+ * into the only free cell beside it and, when it replans (slide 14), back again, so
+ * `deadlocks_broken` grows by about one a step while nobody else moves. The same rules on the
+ * plain grid (A*-Replan) bring every agent home. This pins the finding: a change to flow.c or
+ * to rules 3-9 that makes FAR complete here must update the page above. */
+Test(far, flow_locks_a_small_crowded_map_that_the_grid_clears, .timeout = 300) {
+  REQUIRE_MAPS(maps);
+  mapf_grid *g = test_load_movingai(maps, "bg/AR0710SR.map");
+  mapf_instance *inst = test_random_instance(g, 200, 1);
+  run_opts o = far_defaults;
+  o.steps = 3000;
+  mapf_result grid, flow;
+  o.algo = "astar-replan";
+  run_far(g, inst, o, &grid, NULL);
+  o.algo = "far";
+  run_far(g, inst, o, &flow, NULL);
+  cr_assert_eq(grid.status, MAPF_STATUS_OK, "A*-Replan: %d of 200 arrived", grid.completed);
+  cr_assert_lt(flow.completion_rate, 0.75, "FAR: %.3f", flow.completion_rate);
+  cr_assert_geq(flow.deadlocks_broken, o.steps / 2, "FAR: %lld deadlocks broken in %lld steps",
+                (long long)flow.deadlocks_broken, (long long)flow.steps);
+  mapf_result_clear(&grid);
+  mapf_result_clear(&flow);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
