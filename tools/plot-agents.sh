@@ -23,7 +23,7 @@ command -v gnuplot >/dev/null || { echo "$0: error: gnuplot is not installed (ap
 
 "$bin" report --db "$db" "$report" --rows agents --format csv "$@" >"$out.csv"
 case $report in
-  completion-rate) ylabel='Completion rate (%)' yrange='[0:100]' ;;
+  completion-rate) ylabel='Completion rate (%)' yrange='[0:105]' ;; # a line at 100% stays visible
   completion-time) ylabel='Completion time (steps)' yrange='[0:*]' ;;
   *) ylabel='Travel distance' yrange='[0:*]' ;;
 esac
@@ -32,11 +32,23 @@ ncols=$(head -n 1 "$out.csv" | awk '{ n = 1; q = 0; for (i = 1; i <= length($0);
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 grep -v '^Overall,' "$out.csv" >"$tmp"
+# The title names what was plotted: the database, the --where selection if any, and the agents.
+where=""
+prev=""
+for a in "$@"; do
+  case $a in --where=*) where=${a#--where=} ;; esac
+  [ "$prev" = "--where" ] && where=$a
+  prev=$a
+done
+agents=$(tail -n +2 "$tmp" | cut -d, -f1 | sort -n | sed -n '1p;$p' | paste -sd- -)
+title="$ylabel against agents ($agents): $(basename "$db")${where:+, $where}"
+title=${title//\'/\'\'}
 gnuplot <<GP
 set datafile separator ','
 set datafile missing ''
 set terminal pngcairo size 960,600 font ',11'
 set output '$out.png'
+set title '$title' noenhanced
 set key outside right top
 set grid
 set xlabel 'Number of agents'
