@@ -28,6 +28,7 @@
 #include "plan.h"
 #include "portfolio.h"
 #include "pool.h"
+#include "replay.h"
 #include "report.h"
 #include "scengen.h"
 #include "sim.h"
@@ -159,6 +160,12 @@ static const farm_cli_opt calibrate_opts[] = {
     {O_STEPS, "steps", "N", "step limit per run (default " STR(CALIBRATE_STEPS) ")"},
     OPT_MAPS, {0}};
 
+static const farm_cli_opt replay_opts[] = {
+    OPT_DB_READ,
+    {O_TRACE, "trace", "FILE", "write the rerun's trace (as solve --trace)"},
+    {O_HTML, "html", "FILE", "write the viewer page with the map and the rerun"},
+    OPT_MAPS, {0}};
+
 static int cmd_run(const farm_cli_cmd *, int, char **);
 static int cmd_expand(const farm_cli_cmd *, int, char **);
 static int cmd_solve(const farm_cli_cmd *, int, char **);
@@ -174,6 +181,7 @@ static int cmd_generators(const farm_cli_cmd *, int, char **);
 static int cmd_reports(const farm_cli_cmd *, int, char **);
 static int cmd_bench(const farm_cli_cmd *, int, char **);
 static int cmd_calibrate(const farm_cli_cmd *, int, char **);
+static int cmd_replay(const farm_cli_cmd *, int, char **);
 static int cmd_version(const farm_cli_cmd *, int, char **);
 static int cmd_help(const farm_cli_cmd *, int, char **);
 
@@ -223,6 +231,9 @@ static const farm_cli_cmd commands[] = {
     {"bench sim",
      "--map MAP [--agents N[,N...]] [--algo NAME] [--steps N] [--seed S] [--maps DIR]",
      "agent-steps per second of every multi-agent algorithm", bench_sim_opts, cmd_bench},
+    {"replay", "JOB_KEY --db FILE [--trace FILE] [--html FILE] [--maps DIR]",
+     "run a stored job again from its run's plan and compare every deterministic column",
+     replay_opts, cmd_replay},
     {"calibrate",
      "[--map MAP] [--agents N[,N...]] [--instances K] [--algo NAME] [--steps N] [--maps DIR]",
      "measure each algorithm's work weights on this machine beside the built-in ones",
@@ -1639,6 +1650,188 @@ static int cmd_runs(const farm_cli_cmd *cmd, int argc, char **argv) {
 }
 
 /* ---- mapfarm bench ------------------------------------------------------------------ */
+
+/* g as the text of a MovingAI .map file ('.' passable, '@' blocked); malloc'd, or NULL. */
+static char *grid_text(const mapf_grid *g) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return NULL;
+  fprintf(f, "type octile\nheight %d\nwidth %d\nmap\n", (int)g->height, (int)g->width);
+  for (int32_t y = 0; y < g->height; y++) {
+    for (int32_t x = 0; x < g->width; x++) fputc(g->passable[mapf_grid_id(g, x, y)] ? '.' : '@', f);
+    fputc('\n', f);
+  }
+  if (fclose(f) != 0) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* Writes the trace of a run recorded in tr (trace_text) to trace_path and/or the viewer page to
+ * html_path, as `solve` does. Returns 0, or EXIT_BAD_INPUT after printing why. */
+static int write_trace_outputs(trace *tr, const mapf_instance *inst, const char *map_path,
+                               const char *map_file, const mapf_grid *g, const char *solver,
+                               const mapf_result *res, const char *trace_path,
+                               const char *html_path) {
+  int ok = fclose(tr->steps) == 0;
+  ok &= fclose(tr->goals) == 0;
+  char *text = ok ? trace_text(tr, inst, map_path, solver, res) : NULL;
+  free(tr->steps_text);
+  free(tr->goals_text);
+  if (!text) {
+    fprintf(stderr, "mapfarm: error: out of memory writing the trace\n");
+    return EXIT_FAILED_JOBS;
+  }
+  int status = 0;
+  if (trace_path) {
+    FILE *f = fopen(trace_path, "w");
+    int bad = !f || fputs(text, f) < 0;
+    if (f && fclose(f) != 0) bad = 1;
+    if (bad) {
+      fprintf(stderr, "mapfarm: error: %s: cannot write: %s\n", trace_path, strerror(errno));
+      status = EXIT_BAD_INPUT;
+    }
+  }
+  if (html_path) {
+    char title[600];
+    const char *base = strrchr(map_path, '/');
+    snprintf(title, sizeof title, "%s: %s, %d agents", base ? base + 1 : map_path, solver,
+             (int)inst->n);
+    const char *trace_name = trace_path ? strrchr(trace_path, '/') : NULL;
+    trace_name = trace_name ? trace_name + 1 : trace_path;
+    mapf_diag herr = {0};
+    int bad;
+    if (map_file) {
+      bad = farm_html_save(html_path, title, map_file, trace_name, text, &herr) < 0;
+    } else {
+      /* A generated map has no file: the page gets its text. */
+      char *mt = grid_text(g);
+      FILE *f = mt ? fopen(html_path, "w") : NULL;
+      bad = !f || farm_html_write(f, title, mt, text, &herr) < 0;
+      if (f && fclose(f) != 0) bad = 1;
+      if (bad && !herr.msg[0]) farm_err(&herr, "%s: cannot write: %s", html_path, strerror(errno));
+      free(mt);
+    }
+    if (bad) {
+      fprintf(stderr, "mapfarm: error: %s\n", herr.msg);
+      status = EXIT_BAD_INPUT;
+    }
+  }
+  free(text);
+  return status;
+}
+
+
+/* `replay`: a stored job run again from the plan text of its run (farm/replay.h): prints the
+ * rerun's results as `solve` does, then whether every deterministic column is identical to the
+ * stored row, or which differ (exit 1). */
+static int cmd_replay(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *db = NULL, *key = NULL, *trace_path = NULL, *html_path = NULL, *v;
+  map_dirs md = {0};
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      if (key) return usage_error(cmd, "unexpected argument \"%s\"", v);
+      key = v;
+      break;
+    case O_DB:
+      db = v;
+      break;
+    case O_TRACE:
+      trace_path = v;
+      break;
+    case O_HTML:
+      html_path = v;
+      break;
+    case O_MAPS:
+      map_dirs_add(&md, v);
+      break;
+    }
+  }
+  if (!key) return usage_error(cmd, "JOB_KEY is required (results.job_key)");
+  if (!db) return usage_error(cmd, "--db FILE is required");
+  size_t klen = strlen(key);
+  if (klen != 32 || strspn(key, "0123456789abcdef") != 32)
+    return usage_error(cmd, "JOB_KEY: expected 32 lowercase hex digits, found \"%s\"", key);
+  map_dirs_env(&md);
+  mapf_diag err = {0};
+  farm_store *st = NULL;
+  if (open_readonly(db, &st, &err)) {
+    free(md.env);
+    return EXIT_BAD_INPUT;
+  }
+  farm_plan_opts po = {(const char *const *)md.dir, md.n};
+  trace tr = {0};
+  int tracing = trace_path || html_path;
+  if (tracing && (!(tr.steps = open_memstream(&tr.steps_text, &tr.steps_len)) ||
+                  !(tr.goals = open_memstream(&tr.goals_text, &tr.goals_len)))) {
+    fprintf(stderr, "mapfarm: error: out of memory\n");
+    farm_store_close(st);
+    free(md.env);
+    return EXIT_FAILED_JOBS;
+  }
+  farm_replay rp;
+  int rc = farm_replay_open(farm_store_db(st), key, &po, &rp, &err);
+  if (rc == 0) {
+    tr.g = rp.sp.grids[rp.job.map];
+    rc = farm_replay_run(farm_store_db(st), &rp, tracing ? on_step : NULL,
+                         tracing ? on_goal : NULL, &tr, &err);
+    if (rc < 0) farm_replay_free(&rp);
+  }
+  farm_store_close(st);
+  if (rc < 0) {
+    fprintf(stderr, "mapfarm: error: %s: %s\n", db, err.msg);
+    if (tracing) {
+      fclose(tr.steps);
+      fclose(tr.goals);
+      free(tr.steps_text);
+      free(tr.goals_text);
+    }
+    free(md.env);
+    return EXIT_BAD_INPUT;
+  }
+  farm_record rec;
+  farm_job_record(&rp.sp, &rp.job, rp.label, rp.params, &rp.res, &rec);
+  farm_columns_print(stdout, &rec);
+  int status = 0;
+  if (rp.ndiffs == 0) {
+    printf("identical to the stored result (every deterministic column)\n");
+  } else {
+    printf("%d column%s differ%s from the stored result:\n", (int)rp.ndiffs,
+           rp.ndiffs == 1 ? "" : "s", rp.ndiffs == 1 ? "s" : "");
+    for (int32_t i = 0; i < rp.ndiffs && i < FARM_REPLAY_MAX_DIFFS; i++)
+      printf("  %s\n", rp.diff[i]);
+    if (rp.limit_seconds > 0)
+      printf("(this job ran under a wall-clock limit of %g s, which no rerun reproduces "
+             "exactly)\n",
+             rp.limit_seconds);
+    status = EXIT_FAILED_JOBS;
+  }
+  if (tracing) {
+    mapf_instance *inst = NULL;
+    mapf_diag d = {0};
+    const farm_map_spec *ms = &rp.plan->maps[rp.job.map];
+    if (farm_job_instance(&rp.sp, &rp.job, &inst, &d) != MAPF_OK) {
+      fprintf(stderr, "mapfarm: error: %s\n", d.msg);
+      status = EXIT_FAILED_JOBS;
+    } else {
+      int e = write_trace_outputs(&tr, inst, rec.map, ms->path, rp.sp.grids[rp.job.map],
+                                  rp.plan->algos[rp.job.algo].def->name, &rp.res, trace_path,
+                                  html_path);
+      if (e && !status) status = e;
+      mapf_instance_free(inst);
+    }
+  }
+  farm_replay_free(&rp);
+  free(md.env);
+  return status;
+}
 
 /* `calibrate`: each algorithm's work model (core/algo.h) measured on this machine. The runs are
  * paired: every instance runs every algorithm before the next instance, so a machine that

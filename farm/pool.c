@@ -60,30 +60,9 @@ static void write_batch(pool *p, done_job *items, int32_t n) {
     p->failed = 1;
     return;
   }
-  const farm_plan *plan = p->sp->plan;
-  for (int32_t i = 0; i < n; i++) {
-    const farm_job *j = &items[i].job;
-    const farm_algo_spec *as = &plan->algos[j->algo];
-    const mapf_grid *g = p->sp->grids[j->map];
-    farm_record *r = &recs[i];
-    r->job_key = j->key_hex;
-    /* A map file is named as the plan writes it (bg512/AR0414SR.map), so two sets' maps of
-     * one name stay apart in reports; a generated map by its generated name. */
-    r->map = plan->maps[j->map].source ? plan->maps[j->map].source : g->name;
-    r->map_hash = g->hash;
-    r->generator = plan->scens[j->scen].generator;
-    r->agents = j->agents;
-    r->instance = j->instance;
-    r->algorithm = as->def->name;
-    r->label = items[i].label;
-    r->params = items[i].params;
-    r->seed = j->seed;
-    r->limits = farm_algo_limits(plan, as);
-    r->execution = plan->execution;
-    r->plan_index = j->index;
-    r->grid = g;
-    r->res = &items[i].res;
-  }
+  for (int32_t i = 0; i < n; i++)
+    farm_job_record(p->sp, &items[i].job, items[i].label, items[i].params, &items[i].res,
+                    &recs[i]);
   /* Keys are hashes: in key order, one batch touches each index page once. */
   qsort(recs, (size_t)n, sizeof *recs, by_key);
   if (farm_store_put(p->st, p->run_id, recs, n, &p->err) < 0) {
@@ -126,6 +105,31 @@ static void flush(pool *p, int force) {
   omp_unset_lock(&p->writer_lock);
 }
 
+void farm_job_record(const farm_space *sp, const farm_job *j, const char *label,
+                     const char *params, const mapf_result *res, farm_record *r) {
+  const farm_plan *plan = sp->plan;
+  const farm_algo_spec *as = &plan->algos[j->algo];
+  const mapf_grid *g = sp->grids[j->map];
+  memset(r, 0, sizeof *r);
+  r->job_key = j->key_hex;
+  /* A map file is named as the plan writes it (bg512/AR0414SR.map), so two sets' maps of one
+   * name stay apart in reports; a generated map by its generated name. */
+  r->map = plan->maps[j->map].source ? plan->maps[j->map].source : g->name;
+  r->map_hash = g->hash;
+  r->generator = plan->scens[j->scen].generator;
+  r->agents = j->agents;
+  r->instance = j->instance;
+  r->algorithm = as->def->name;
+  r->label = label;
+  r->params = params;
+  r->seed = j->seed;
+  r->limits = farm_algo_limits(plan, as);
+  r->execution = plan->execution;
+  r->plan_index = j->index;
+  r->grid = g;
+  r->res = res;
+}
+
 /* Runs one job into out; never fails: problems become an error row. */
 static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
   farm_space *sp = p->sp;
@@ -133,15 +137,19 @@ static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
   farm_space_job(sp, index, j);
   farm_job_params_json(sp, j, out->params, sizeof out->params);
   farm_job_label(sp, j, out->label, sizeof out->label);
+  farm_run_job(sp, ws, j, &out->res, NULL, NULL, NULL);
+}
+
+void farm_run_job(const farm_space *sp, mapf_workspace *ws, const farm_job *j, mapf_result *res,
+                  mapf_step_fn on_step, mapf_goal_fn on_goal, void *ud) {
   mapf_diag d = {0};
   mapf_instance *inst = NULL;
-  memset(&out->res, 0, sizeof out->res);
+  memset(res, 0, sizeof *res);
   int rc = farm_job_instance(sp, j, &inst, &d);
   if (rc != MAPF_OK) {
-    out->res.status = MAPF_STATUS_ERROR;
-    out->res.agents = j->agents;
-    snprintf(out->res.message, sizeof out->res.message, "%.*s", (int)sizeof out->res.message - 1,
-             d.msg);
+    res->status = MAPF_STATUS_ERROR;
+    res->agents = j->agents;
+    snprintf(res->message, sizeof res->message, "%.*s", (int)sizeof res->message - 1, d.msg);
     return;
   }
   const farm_plan *plan = sp->plan;
@@ -149,9 +157,9 @@ static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
    * small beside the run. Larger instances know it only from a .scen file. */
   if (inst->n == 1 && mapf_astar_fill_optimal(sp->grids[j->map], inst) != MAPF_OK) {
     mapf_instance_free(inst);
-    out->res.status = MAPF_STATUS_ERROR;
-    out->res.agents = j->agents;
-    snprintf(out->res.message, sizeof out->res.message, "out of memory");
+    res->status = MAPF_STATUS_ERROR;
+    res->agents = j->agents;
+    snprintf(res->message, sizeof res->message, "out of memory");
     return;
   }
   mapf_run_config cfg = {0};
@@ -163,7 +171,10 @@ static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
   cfg.execution = plan->execution;
   cfg.sample_every = plan->coherence_every;
   cfg.seed = j->seed;
-  mapf_run(ws, &cfg, &out->res, &d); /* on error, res carries status and message */
+  cfg.on_step = on_step;
+  cfg.on_goal = on_goal;
+  cfg.ud = ud;
+  mapf_run(ws, &cfg, res, &d); /* on error, res carries status and message */
   mapf_instance_free(inst);
 }
 

@@ -944,6 +944,51 @@ Test(cli, a_work_budget_and_per_algorithm_limits_do_not_depend_on_threads_or_sha
                6);
 }
 
+/* `replay` rebuilds a stored job from its run's plan text and reproduces every deterministic
+ * column exactly, for a job of every algorithm (budget.yaml, work-limited jobs included); a
+ * changed row is named column by column with exit 1; an unknown key is exit 2. */
+Test(cli, replay_reproduces_a_stored_job_of_every_algorithm_exactly) {
+  char plan[512], db[512], *out, *err;
+  plan_path(plan, sizeof plan, "budget.yaml");
+  snprintf(db, sizeof db, "%s/replay.db", tmpdir);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(err);
+  char *keys = test_db_rows(db, "SELECT min(job_key) FROM results GROUP BY label, limit_hit");
+  int n = 0;
+  for (char *k = strtok(keys, "\n"); k; k = strtok(NULL, "\n"), n++) {
+    int rc = mapfarm(&out, &err, "replay %s --db '%s'", k, db);
+    cr_expect_eq(rc, 0, "%s: %s%s", k, out, err);
+    cr_expect(strstr(out, "\nidentical to the stored result") != NULL, "%s: %s", k, out);
+    free(out);
+    free(err);
+  }
+  free(keys);
+  cr_assert_geq(n, 9, "a job of every algorithm and limit kind");
+  char *key = test_db_rows(db, "SELECT job_key FROM results WHERE algorithm = 'whca' LIMIT 1");
+  key[32] = '\0';
+  char sql[300];
+  snprintf(sql, sizeof sql, "UPDATE results SET steps = steps + 1 WHERE job_key = '%s'", key);
+  test_db_exec(db, sql);
+  char page[600];
+  snprintf(page, sizeof page, "%s/replay.html", tmpdir);
+  cr_assert_eq(mapfarm(&out, &err, "replay %s --db '%s' --html '%s'", key, db, page), 1, "%s",
+               err);
+  cr_expect(strstr(out, "1 column differs from the stored result:\n  steps: stored ") != NULL,
+            "%s", out);
+  free(out);
+  free(err);
+  /* The plan's map is generated: the page carries its text. */
+  char *html = test_slurp_text(page);
+  cr_expect(strstr(html, "type octile\nheight 48\nwidth 48\nmap\n") != NULL);
+  cr_expect(strstr(html, "solver=whca") != NULL);
+  free(html);
+  free(key);
+  cr_assert_eq(mapfarm(&out, &err, "replay 0123456789abcdef0123456789abcdef --db '%s'", db), 2);
+  cr_expect(strstr(err, "no job with key 0123456789abcdef0123456789abcdef") != NULL, "%s", err);
+  free(out);
+  free(err);
+}
+
 /* SIGKILL at several moments, then the same command again: every job present exactly once,
  * with the same non-timing values as an uninterrupted run. */
 Test(cli, a_killed_run_finishes_on_rerun_with_no_job_lost_or_doubled, .timeout = 600) {
