@@ -6,12 +6,14 @@
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "astar.h"
 #include "bench.h"
@@ -49,7 +51,8 @@ enum {
   O_DB = 1, O_THREADS, O_SHARD, O_MAPS, O_RETRY_FAILED, O_LIST, O_MAP, O_SCEN, O_AGENTS,
   O_PROBLEM, O_GENERATOR, O_GENERATOR_PARAM, O_SEED, O_ALGO, O_PARAM, O_STEPS, O_SECONDS,
   O_EXPANSIONS, O_WORK, O_EXECUTION, O_TRACE, O_HTML, O_EXPORT_SCEN, O_FORMAT, O_MAX_AGENTS,
-  O_ROWS, O_COLS, O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN, O_INSTANCES
+  O_ROWS, O_COLS, O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN, O_INSTANCES,
+  O_TRACES, O_TRACE_WHERE
 };
 
 #define OPT_MAPS                                                                             \
@@ -88,6 +91,9 @@ static const farm_cli_opt run_opts[] = {
     {O_SHARD, "shard", "I/N", "run only the I-th of N equal shares of the jobs"},
     OPT_MAPS,
     {O_RETRY_FAILED, "retry-failed", NULL, "run the jobs stored with status error again"},
+    {O_TRACES, "traces", "DIR", "keep DIR/KEY.trace.gz of the plan's jobs (--trace-where picks)"},
+    {O_TRACE_WHERE, "trace-where", "SQL",
+     "which jobs get a trace: a condition on results (default: every job)"},
     {0}};
 static const farm_cli_opt expand_opts[] = {
     {O_LIST, "list", NULL, "list every job: key, map, generator, agents, algorithm, params"},
@@ -186,7 +192,9 @@ static int cmd_version(const farm_cli_cmd *, int, char **);
 static int cmd_help(const farm_cli_cmd *, int, char **);
 
 static const farm_cli_cmd commands[] = {
-    {"run", "PLAN.yaml --db FILE [--threads N] [--shard I/N] [--maps DIR] [--retry-failed]",
+    {"run",
+     "PLAN.yaml --db FILE [--threads N] [--shard I/N] [--maps DIR] [--retry-failed]\n"
+     "[--traces DIR [--trace-where SQL]]",
      "run a plan's jobs into a database (resumes: jobs already there are not run again)",
      run_opts, cmd_run},
     {"expand", "PLAN.yaml [--list] [--maps DIR]",
@@ -483,8 +491,10 @@ static int cmd_expand(const farm_cli_cmd *cmd, int argc, char **argv) {
 
 /* ---- mapfarm run --------------------------------------------------------------------- */
 
+static int write_run_traces(farm_space *sp, farm_store *st, const char *dir, const char *where);
+
 static int cmd_run(const farm_cli_cmd *cmd, int argc, char **argv) {
-  const char *plan_path = NULL, *db = NULL, *v;
+  const char *plan_path = NULL, *db = NULL, *traces = NULL, *trace_where = NULL, *v;
   long long threads = 0, si = 1, sn = 1;
   int retry_failed = 0;
   map_dirs md = {0};
@@ -524,8 +534,15 @@ static int cmd_run(const farm_cli_cmd *cmd, int argc, char **argv) {
     case O_RETRY_FAILED:
       retry_failed = 1;
       break;
+    case O_TRACES:
+      traces = v;
+      break;
+    case O_TRACE_WHERE:
+      trace_where = v;
+      break;
     }
   }
+  if (trace_where && !traces) return usage_error(cmd, "--trace-where needs --traces DIR");
   if (!plan_path) return usage_error(cmd, "PLAN.yaml is required");
   if (!db) return usage_error(cmd, "--db FILE is required");
   map_dirs_env(&md);
@@ -548,6 +565,24 @@ static int cmd_run(const farm_cli_cmd *cmd, int argc, char **argv) {
     return EXIT_BAD_INPUT;
   }
   if (*farm_store_note(st)) fprintf(stderr, "mapfarm: note: %s\n", farm_store_note(st));
+  if (trace_where) {
+    /* A bad condition is refused before the run, not after it. */
+    char *sql = sqlite3_mprintf("SELECT 1 FROM results WHERE (%s\n) LIMIT 0", trace_where);
+    sqlite3_stmt *s = NULL;
+    int ok = sql && sqlite3_prepare_v2(farm_store_db(st), sql, -1, &s, NULL) == SQLITE_OK;
+    if (!ok)
+      fprintf(stderr, "mapfarm: error: --trace-where \"%s\": %s\n", trace_where,
+              sqlite3_errmsg(farm_store_db(st)));
+    sqlite3_finalize(s);
+    sqlite3_free(sql);
+    if (!ok) {
+      farm_store_close(st);
+      farm_space_free(&sp);
+      farm_plan_free(plan);
+      free(md.env);
+      return EXIT_BAD_INPUT;
+    }
+  }
 
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -594,6 +629,10 @@ static int cmd_run(const farm_cli_cmd *cmd, int argc, char **argv) {
             "same command again to finish the rest.\n",
             (int)stop_signal, (long long)sum.done, (long long)sum.pending);
     status = 128 + (int)stop_signal;
+  }
+  if (traces && rc == 0 && !sum.interrupted) {
+    int e = write_run_traces(&sp, st, traces, trace_where);
+    if (e && !status) status = e;
   }
   farm_store_close(st);
   farm_space_free(&sp);
@@ -1723,6 +1762,98 @@ static int write_trace_outputs(trace *tr, const mapf_instance *inst, const char 
   return status;
 }
 
+
+/* `run --traces DIR`: the trace of each job of this plan (and shard) stored in the database that
+ * matches `where`, as DIR/KEY.trace.gz (gzip; the format of `solve --trace`). A trace is made
+ * by running the job again after the run, which gives the stored result exactly for every
+ * limit but `seconds` (farm/replay.h); a trace already in DIR is kept, so a rerun of the command
+ * adds only the missing ones. Returns 0, or an exit status after printing why. */
+static int write_run_traces(farm_space *sp, farm_store *st, const char *dir, const char *where) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "mapfarm: error: %s: cannot create: %s\n", dir, strerror(errno));
+    return EXIT_BAD_INPUT;
+  }
+  char *sql = NULL;
+  size_t len = 0;
+  FILE *q = open_memstream(&sql, &len);
+  if (!q) return EXIT_FAILED_JOBS;
+  fprintf(q, "SELECT job_key, plan_index FROM results WHERE (%s\n) ORDER BY plan_index",
+          where ? where : "1");
+  fclose(q);
+  sqlite3_stmt *s = NULL;
+  if (sqlite3_prepare_v2(farm_store_db(st), sql, -1, &s, NULL) != SQLITE_OK) {
+    fprintf(stderr, "mapfarm: error: --trace-where \"%s\": %s\n", where ? where : "",
+            sqlite3_errmsg(farm_store_db(st)));
+    free(sql);
+    return EXIT_BAD_INPUT;
+  }
+  free(sql);
+  int status = 0;
+  int64_t written = 0, kept = 0;
+  mapf_workspace *ws = mapf_workspace_new();
+  while (ws && status == 0 && sqlite3_step(s) == SQLITE_ROW) {
+    const char *key = (const char *)sqlite3_column_text(s, 0);
+    int64_t index = sqlite3_column_int64(s, 1);
+    /* Rows of other plans in the same database are not this plan's jobs. */
+    if (!key || index < 0 || index >= sp->njobs) continue;
+    farm_job j;
+    farm_space_job(sp, index, &j);
+    if (strcmp(j.key_hex, key) != 0) continue;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.trace.gz", dir, key);
+    if (access(path, F_OK) == 0) {
+      kept++;
+      continue;
+    }
+    trace tr = {.g = sp->grids[j.map]};
+    mapf_result res;
+    mapf_instance *inst = NULL;
+    mapf_diag d = {0};
+    if (!(tr.steps = open_memstream(&tr.steps_text, &tr.steps_len)) ||
+        !(tr.goals = open_memstream(&tr.goals_text, &tr.goals_len))) {
+      status = EXIT_FAILED_JOBS;
+      break;
+    }
+    farm_run_job(sp, ws, &j, &res, on_step, on_goal, &tr);
+    fclose(tr.steps);
+    fclose(tr.goals);
+    char *text = NULL;
+    const farm_map_spec *ms = &sp->plan->maps[j.map];
+    if (farm_job_instance(sp, &j, &inst, &d) == MAPF_OK)
+      text = trace_text(&tr, inst, ms->source ? ms->source : tr.g->name,
+                        sp->plan->algos[j.algo].def->name, &res);
+    free(tr.steps_text);
+    free(tr.goals_text);
+    mapf_instance_free(inst);
+    mapf_result_clear(&res);
+    if (!text) {
+      fprintf(stderr, "mapfarm: error: job %s: cannot make its trace: %s\n", key,
+              d.msg[0] ? d.msg : "out of memory");
+      status = EXIT_FAILED_JOBS;
+      break;
+    }
+    /* Written to PATH.tmp and renamed: a trace in DIR is always whole. */
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    gzFile gz = gzopen(tmp, "wb");
+    int ok = gz && gzputs(gz, text) >= 0;
+    if (gz && gzclose(gz) != Z_OK) ok = 0;
+    free(text);
+    if (!ok || rename(tmp, path) != 0) {
+      fprintf(stderr, "mapfarm: error: %s: cannot write\n", path);
+      remove(tmp);
+      status = EXIT_BAD_INPUT;
+      break;
+    }
+    written++;
+  }
+  sqlite3_finalize(s);
+  mapf_workspace_free(ws);
+  if (status == 0)
+    fprintf(stderr, "traces: %lld written to %s, %lld already there\n", (long long)written, dir,
+            (long long)kept);
+  return status;
+}
 
 /* `replay`: a stored job run again from the plan text of its run (farm/replay.h): prints the
  * rerun's results as `solve` does, then whether every deterministic column is identical to the

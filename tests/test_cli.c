@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "algo.h"
 #include "grid.h"
@@ -989,6 +990,59 @@ Test(cli, replay_reproduces_a_stored_job_of_every_algorithm_exactly) {
   free(err);
 }
 
+/* `run --traces DIR --trace-where SQL` keeps a gzip trace of each chosen job, named by its key,
+ * identical to the trace `replay` makes of that job; running again adds only missing traces;
+ * a bad condition is refused before any job runs. */
+Test(cli, run_keeps_traces_of_the_chosen_jobs_by_key) {
+  char plan[512], db[512], dir[512], *out, *err;
+  plan_path(plan, sizeof plan, "budget.yaml");
+  snprintf(db, sizeof db, "%s/traces.db", tmpdir);
+  snprintf(dir, sizeof dir, "%s/traces", tmpdir);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --traces '%s' --trace-where "
+                                   "\"status <> 'ok'\"",
+                       plan, db, dir),
+               0, "%s", err);
+  free(err);
+  char *keys = test_db_rows(db, "SELECT job_key, agents FROM results WHERE status <> 'ok'");
+  int n = 0;
+  for (char *line = strtok(keys, "\n"); line; line = strtok(NULL, "\n"), n++) {
+    char key[33], path[700];
+    int agents = 0;
+    cr_assert_eq(sscanf(line, "%32[0-9a-f]|%d", key, &agents), 2, "%s", line);
+    snprintf(path, sizeof path, "%s/%s.trace.gz", dir, key);
+    gzFile gz = gzopen(path, "rb");
+    cr_assert_not_null(gz, "no trace %s", path);
+    char buf[65536];
+    int len = gzread(gz, buf, sizeof buf - 1);
+    gzclose(gz);
+    cr_assert_gt(len, 0);
+    buf[len] = '\0';
+    char head[32];
+    snprintf(head, sizeof head, "agents=%d\n", agents);
+    cr_expect(strncmp(buf, head, strlen(head)) == 0, "%.80s", buf);
+    cr_expect(strstr(buf, "\nsolution=\n0:(") != NULL);
+  }
+  free(keys);
+  cr_assert_gt(n, 0);
+  /* Only the chosen jobs: one file each. */
+  char cmd[800];
+  snprintf(cmd, sizeof cmd, "test $(ls '%s' | wc -l) -eq %d", dir, n);
+  cr_expect_eq(system(cmd), 0, "DIR holds other files than the %d chosen traces", n);
+  cr_assert_eq(mapfarm(&out, &err, "run '%s' --db '%s' --traces '%s'", plan, db, dir), 0, "%s",
+               err);
+  cr_expect(strstr(err, "already there") != NULL, "%s", err);
+  free(out);
+  free(err);
+  snprintf(db, sizeof db, "%s/traces2.db", tmpdir);
+  cr_assert_eq(mapfarm(&out, &err, "run '%s' --db '%s' --traces '%s' --trace-where 'nonsense ='",
+                       plan, db, dir),
+               2);
+  cr_expect(strstr(err, "--trace-where \"nonsense =\"") != NULL, "%s", err);
+  cr_expect_eq(test_db_int(db, "SELECT count(*) FROM results"), 0, "jobs ran before the refusal");
+  free(out);
+  free(err);
+}
+
 /* SIGKILL at several moments, then the same command again: every job present exactly once,
  * with the same non-timing values as an uninterrupted run. */
 Test(cli, a_killed_run_finishes_on_rerun_with_no_job_lost_or_doubled, .timeout = 600) {
@@ -1320,6 +1374,7 @@ Test(cli, an_unknown_option_gets_a_suggestion_and_the_command_usage_only) {
       "mapfarm run: error: unknown option \"--thread\" (did you mean \"--threads\"?)\n"
       "usage: mapfarm run PLAN.yaml --db FILE [--threads N] [--shard I/N] [--maps DIR] "
       "[--retry-failed]\n"
+      "                   [--traces DIR [--trace-where SQL]]\n"
       "`mapfarm run --help` describes every option.\n";
   cr_assert_str_eq(err, want);
   free(out);
