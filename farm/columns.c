@@ -69,7 +69,9 @@ const farm_column farm_columns[] = {
     {.name = "label", .type = "TEXT", .flags = NN, REC(STR, label)},
     {.name = "params", .type = "TEXT", .flags = NN | CMP, REC(STR, params),
      .show = FARM_SHOW_ALWAYS},
-    {.name = "seed", .type = "TEXT", .flags = NN | CMP, REC(HEX64, seed)},
+    /* The algorithm's seed; `solve --algo-seed` takes it back as printed. */
+    {.name = "seed", .type = "TEXT", .flags = NN | CMP, REC(HEX64, seed),
+     .show = FARM_SHOW_ALWAYS},
     {.name = "plan_index", .type = "INTEGER", .flags = NN, REC(I64, plan_index)},
     {.name = "status", .type = "TEXT", .flags = NN | CMP, GET(get_status),
      .show = FARM_SHOW_ALWAYS},

@@ -52,7 +52,7 @@ enum {
   O_PROBLEM, O_GENERATOR, O_GENERATOR_PARAM, O_SEED, O_ALGO, O_PARAM, O_STEPS, O_SECONDS,
   O_EXPANSIONS, O_WORK, O_EXECUTION, O_TRACE, O_HTML, O_EXPORT_SCEN, O_FORMAT, O_MAX_AGENTS,
   O_ROWS, O_COLS, O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN, O_INSTANCES,
-  O_TRACES, O_TRACE_WHERE
+  O_TRACES, O_TRACE_WHERE, O_ALGO_SEED
 };
 
 #define OPT_MAPS                                                                             \
@@ -102,6 +102,8 @@ static const farm_cli_opt solve_opts[] = {
     OPTS_INSTANCE,
     {O_ALGO, "algo", "NAME", "the algorithm (mapfarm algorithms lists them)"},
     {O_PARAM, "param", "NAME=VALUE", "a parameter of the algorithm (repeatable)"},
+    {O_ALGO_SEED, "algo-seed", "HEX",
+     "the algorithm's seed as results.seed prints it (default: derived from --seed)"},
     {O_STEPS, "steps", "N",
      "step limit (default " STR(SOLVE_STEPS) "; 0: build the instance only)"},
     {O_SECONDS, "seconds", "S", "wall-clock limit in seconds (default 0: none)"},
@@ -202,6 +204,7 @@ static const farm_cli_cmd commands[] = {
     {"solve",
      "--map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
      "[--generator-param NAME=VALUE ...] [--seed S]) --algo NAME [--param NAME=VALUE ...]\n"
+     "[--algo-seed HEX]\n"
      "[--steps N] [--seconds S] [--expansions N] [--work S] [--execution chains|single-pass]\n"
      "[--trace FILE] [--html FILE] [--export-scen FILE] [--maps DIR]",
      "run one instance with one algorithm and print its results", solve_opts, cmd_solve},
@@ -999,6 +1002,8 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
   instance_args ia = {.seed = CLI_SEED, .problem = -1};
   mapf_limits limits = {.steps = SOLVE_STEPS};
   mapf_execution execution = MAPF_EXEC_CHAINS;
+  uint64_t algo_seed = 0;
+  int have_algo_seed = 0;
   const char *params[64];
   int nparams = 0;
   map_dirs md = {0};
@@ -1023,6 +1028,19 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
     case O_HTML:
       html_path = v;
       break;
+    case O_ALGO_SEED: {
+      /* 16 hex digits, as results.seed stores it (an optional 0x is taken too). */
+      const char *h = strncmp(v, "0x", 2) == 0 ? v + 2 : v;
+      char *end = NULL;
+      errno = 0;
+      algo_seed = strtoull(h, &end, 16);
+      size_t hl = strlen(h);
+      if (!*h || *end || errno || hl > 16 || strspn(h, "0123456789abcdefABCDEF") != hl)
+        return usage_error(cmd, "--algo-seed: expected up to 16 hex digits (results.seed), "
+                                "found \"%s\"", v);
+      have_algo_seed = 1;
+      break;
+    }
     case O_EXPORT_SCEN:
       export_path = v;
       break;
@@ -1165,7 +1183,7 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
     cfg.params = pv;
     cfg.limits = limits;
     cfg.execution = execution;
-    cfg.seed = mapf_mix64((uint64_t)ia.seed);
+    cfg.seed = have_algo_seed ? algo_seed : mapf_mix64((uint64_t)ia.seed);
     cfg.on_step = tracing ? on_step : NULL;
     cfg.on_goal = tracing ? on_goal : NULL;
     cfg.ud = &tr;
@@ -1217,7 +1235,7 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
       char pj[512];
       mapf_params_json(def, &pv, pj, sizeof pj);
       farm_record rec = {.map = g->name, .agents = inst->n, .algorithm = def->name,
-                         .params = pj, .res = &res};
+                         .params = pj, .seed = cfg.seed, .res = &res};
       farm_columns_print(stdout, &rec);
     }
     mapf_result_clear(&res);

@@ -246,6 +246,10 @@ static int report_load(sqlite3 *db, const report_def *def, const farm_report_opt
     const char *label = (const char *)sqlite3_column_text(s, 1);
     if (split[0] && map) map = farm_labels_name(lb, map);
     if (split[1] && label) label = farm_labels_name(lb, label);
+    /* A parameter value as a plan writes it: sqrt(2) is the one value a plan may spell as an
+     * expression (core/algo.c), and its 17 digits say less. */
+    if (rnum && rval == MAPF_SQRT2) map = "sqrt(2)";
+    if (cnum && cval == MAPF_SQRT2) label = "sqrt(2)";
     int64_t first = sqlite3_column_int64(s, 2);
     if (ncells == cap) {
       int32_t ncap = cap ? cap * 2 : 64;

@@ -1043,6 +1043,50 @@ Test(cli, run_keeps_traces_of_the_chosen_jobs_by_key) {
   free(err);
 }
 
+/* The seed round-trips: solve prints the algorithm's seed as results.seed stores it (16 hex
+ * digits), and --algo-seed takes that text back, giving the same run; a bad one is exit 2. */
+Test(cli, solve_prints_the_algorithm_seed_and_takes_it_back) {
+  char map[600], *out, *err, *again;
+  snprintf(map, sizeof map, "%s/tests/data/maps/tiny.map", MAPFARM_SOURCE_DIR);
+  cr_assert_eq(mapfarm(&out, &err, "solve --map '%s' --generator random --agents 3 --seed 9 "
+                                   "--algo rths --steps 30",
+                       map),
+               0, "%s", err);
+  free(err);
+  const char *p = strstr(out, "\nseed: ");
+  cr_assert_not_null(p, "%s", out);
+  char hex[17];
+  cr_assert_eq(sscanf(p, "\nseed: %16[0-9a-f]", hex), 1);
+  cr_assert_eq(strlen(hex), 16);
+  cr_assert_eq(mapfarm(&again, &err, "solve --map '%s' --generator random --agents 3 --seed 9 "
+                                     "--algo rths --steps 30 --algo-seed %s",
+                       map, hex),
+               0, "%s", err);
+  free(err);
+  /* Every line but the clock's. */
+  const char *clock[] = {"wall_seconds", "planning_seconds", "max_step_planning_seconds",
+                         "mean_completion_seconds"};
+  for (char *a = out, *b = again; *a && *b;) {
+    char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+    cr_assert(ea && eb);
+    int timing = 0;
+    for (int k = 0; k < 4; k++) timing |= strncmp(a, clock[k], strlen(clock[k])) == 0;
+    if (!timing) cr_expect(ea - a == eb - b && strncmp(a, b, (size_t)(ea - a)) == 0, "%.*s vs %.*s",
+                           (int)(ea - a), a, (int)(eb - b), b);
+    a = ea + 1;
+    b = eb + 1;
+  }
+  free(out);
+  free(again);
+  cr_assert_eq(mapfarm(&out, &err, "solve --map '%s' --generator random --agents 3 --algo rths "
+                                   "--algo-seed xyz",
+                       map),
+               2);
+  cr_expect(strstr(err, "--algo-seed: expected up to 16 hex digits") != NULL, "%s", err);
+  free(out);
+  free(err);
+}
+
 /* SIGKILL at several moments, then the same command again: every job present exactly once,
  * with the same non-timing values as an uninterrupted run. */
 Test(cli, a_killed_run_finishes_on_rerun_with_no_job_lost_or_doubled, .timeout = 600) {

@@ -149,7 +149,8 @@ Test(columns, solve_prints_name_value_lines_in_table_order) {
   farm_columns_print(f, &rec);
   fclose(f);
   static const char common[] =
-      "map: m.map\nagents: 4\nalgorithm: bmaa\nparams: {}\nstatus: limit\nlimit_hit: steps\n"
+      "map: m.map\nagents: 4\nalgorithm: bmaa\nparams: {}\nseed: 0000000000000000\n"
+      "status: limit\nlimit_hit: steps\n"
       "completion_rate: 0.75\ncompleted: 3\nmean_completion_steps: 12.125\n"
       "mean_completion_steps_capped: 0.333333\nmean_completion_seconds: NULL\n"
       "mean_completion_seconds_capped: 0\nmean_travel_distance: 1e-07\nsteps: 100\n"

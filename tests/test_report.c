@@ -588,3 +588,19 @@ Test(report, completion_seconds_has_three_decimals) {
                 "Overall,0.09375,2,0.7291666666666666\n");
   farm_store_close(st);
 }
+
+/* A parameter dimension prints sqrt(2) as a plan writes it, not as 1.4142135623731, and still
+ * sorts it by value (between 1.2 and 2). */
+Test(report, a_parameter_of_sqrt2_prints_as_the_plan_writes_it) {
+  farm_store *st = make_db(paper_rows, 0);
+  put_param_job(st, 0, 100, "v2", "{\"vision\":2}", 0.5);
+  put_param_job(st, 1, 100, "vs", "{\"vision\":1.4142135623730951}", 1.0);
+  put_param_job(st, 2, 100, "v1.2", "{\"vision\":1.2}", 0.25);
+  expect_dims(st, "param:vision", "agents", NULL,
+              "vision,100,Overall\n"
+              "1.2,25,25\n"
+              "sqrt(2),100,100\n"
+              "2,50,50\n"
+              "Overall,58.333333333333336,58.333333333333336\n");
+  farm_store_close(st);
+}
