@@ -8,11 +8,11 @@
 # ROWS and COLS are `mapfarm report` dimensions (agents, map, label, param:NAME, ...). Writes
 # OUT.csv (`mapfarm report DB REPORT --rows ROWS --cols COLS --format csv`) and OUT.png; the
 # Overall row and column are left out of the picture. --mark frames one cell, named by its
-# column and row headers as the CSV prints them (e.g. --mark 32,1.4142135623731 for the
+# column and row headers as the CSV prints them (e.g. --mark 32,sqrt(2) for the
 # paper's choice). MAPFARM names the binary (default: the build or installation beside this script, else mapfarm on PATH).
 #
 #   tools/plot-heatmap.sh sweep.db rate completion-rate param:vision param:expansions \
-#       --mark 32,1.4142135623731 --where "agents = 400"
+#       --mark 32,sqrt(2) --where "agents = 400"
 set -euo pipefail
 usage() { echo "usage: $0 DB OUT REPORT ROWS COLS [--mark COL,ROW] [report options...]" >&2; exit 2; }
 [ $# -ge 5 ] || usage
@@ -31,6 +31,16 @@ case $report in
   completion-time) title='Completion time (steps)' palette='defined (0 "#2166ac", 1 "#f7f7f7", 2 "#b2182b")' ;;
   *) title='Travel distance' palette='defined (0 "#2166ac", 1 "#f7f7f7", 2 "#b2182b")' ;;
 esac
+# The title names the selection too: the database and the --where condition, if any.
+where=""
+prev=""
+for a in "$@"; do
+  case $a in --where=*) where=${a#--where=} ;; esac
+  [ "$prev" = "--where" ] && where=$a
+  prev=$a
+done
+title="$title by ${rows#param:} and ${cols#param:}: $(basename "$db")${where:+, $where}"
+title=${title//\'/\'\'}
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 # Drop the Overall row and the Overall column (the last field; dimension values hold no commas).
@@ -49,7 +59,7 @@ gnuplot <<GP
 set datafile separator ','
 set terminal pngcairo size $((160 + 90 * nc)),$((140 + 60 * nr)) font ',11'
 set output '$out.png'
-set title '$title'
+set title '$title' noenhanced
 set xlabel '${cols#param:}'
 set ylabel '${rows#param:}'
 set palette $palette
