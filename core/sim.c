@@ -547,6 +547,8 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   res->mean_completion_seconds = res->completed ? sum_secs / res->completed : NAN;
   int32_t open = n - res->completed;
   res->mean_completion_steps_capped = n ? (sum_steps + (double)open * (double)res->steps) / n : NAN;
+  res->mean_completion_steps_at_limit =
+      n ? (sum_steps + (double)open * (double)cfg->limits.steps) / n : NAN;
   res->mean_completion_seconds_capped = n ? (sum_secs + open * cap_seconds) / n : NAN;
   res->mean_travel_distance = n ? sum_dist / n : NAN;
   res->failed_moves_per_loop =

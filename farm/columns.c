@@ -160,6 +160,12 @@ const farm_column farm_columns[] = {
     {.name = "makespan", .type = "INTEGER", .flags = METRIC | FARM_COL_NULL_UNKNOWN,
      RES(OPT64, makespan), .show = FARM_SHOW_SET, .report = "makespan",
      .title = "Makespan (steps; solved instances only)", .scale = 1.0, .decimals = 1},
+    /* Schema version 5: Table II's rule, a cap common to all (sim.h). */
+    {.name = "mean_completion_steps_at_limit", .type = "REAL",
+     .flags = METRIC | FARM_COL_NULL_UNKNOWN, RES(F64, mean_completion_steps_at_limit),
+     .show = FARM_SHOW_ALWAYS, .report = "completion-time-at-limit",
+     .title = "Completion time (steps, unfinished agents count as the step limit)", .scale = 1.0,
+     .decimals = 1},
     /* Schema version 5: the work budget (limits.work) and the work charged (core/algo.h). */
     {.name = "limit_work", .type = "REAL", .flags = CMP | FARM_COL_NULL_UNKNOWN,
      REC(F64, limits.work)},

@@ -564,6 +564,11 @@ static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST]
     "results.id) WHERE solved = 1;"
     /* No job of an older file had a work budget; the work it would have been charged is not
      * known (NULL). */
+    "ALTER TABLE results ADD COLUMN mean_completion_steps_at_limit REAL;"
+    "UPDATE results SET mean_completion_steps_at_limit = (SELECT (coalesce(sum(CASE WHEN reached "
+    "THEN completion_step END), 0) + (results.agents - count(CASE WHEN reached THEN 1 END)) * "
+    "results.limit_steps) * 1.0 / results.agents FROM agent_results WHERE result_id = results.id) "
+    "WHERE status <> 'error' AND limit_steps IS NOT NULL AND agents > 0;"
     "ALTER TABLE results ADD COLUMN limit_work REAL;"
     "ALTER TABLE results ADD COLUMN work_seconds REAL;"
     "UPDATE results SET limit_work = 0 WHERE limit_steps IS NOT NULL;",

@@ -120,6 +120,8 @@ CREATE TABLE results (
   soc                    INTEGER,        -- sum over agents of the step each reached its goal
                                          -- for good; NULL unless solved
   makespan               INTEGER,        -- the largest of those steps; NULL unless solved
+  mean_completion_steps_at_limit REAL,   -- unfinished agents count as limit_steps, a cap
+                                         -- common to every job (the papers' Table II rule)
   limit_work             REAL,           -- `limits: work` (modelled seconds); 0: none
   work_seconds           REAL            -- the work charged to the job by its algorithm's model
 );

@@ -780,13 +780,13 @@ Test(cli, a_schema_4_file_gets_solved_soc_and_makespan_from_its_agent_rows) {
       h,
       "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 4;"
       "INSERT INTO results (id, job_key, map, map_hash, generator, agents, instance, algorithm, "
-      "label, params, seed, status, completed, finished_at) VALUES "
+      "label, params, seed, status, completed, finished_at, limit_steps) VALUES "
       "(1, '0123456789abcdef0123456789abcde1', 'm', '0000000000000001', 'random', 2, 0, 'bmaa', "
-      "'B', '{}', '0000000000000002', 'ok', 2, 't'),"
+      "'B', '{}', '0000000000000002', 'ok', 2, 't', 50),"
       "(2, '0123456789abcdef0123456789abcde2', 'm', '0000000000000001', 'random', 2, 1, 'bmaa', "
-      "'B', '{}', '0000000000000002', 'limit', 1, 't'),"
+      "'B', '{}', '0000000000000002', 'limit', 1, 't', 50),"
       "(3, '0123456789abcdef0123456789abcde3', 'm', '0000000000000001', 'random', 2, 2, 'bmaa', "
-      "'B', '{}', '0000000000000002', 'error', NULL, 't');"
+      "'B', '{}', '0000000000000002', 'error', NULL, 't', 50);"
       "INSERT INTO agent_results (result_id, agent, start_x, start_y, goal_x, goal_y, reached, "
       "completion_step) VALUES (1, 0, 0, 0, 1, 1, 1, 7), (1, 1, 0, 1, 1, 2, 1, 12), "
       "(2, 0, 0, 0, 1, 1, 1, 5), (2, 1, 0, 1, 1, 2, 0, NULL);",
@@ -803,6 +803,13 @@ Test(cli, a_schema_4_file_gets_solved_soc_and_makespan_from_its_agent_rows) {
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id = 2 AND solved = 0 AND "
                              "soc IS NULL AND makespan IS NULL"),
                1);
+  /* Table II's rule from the agent rows: job 1's agents all arrived, (7 + 12) / 2; job 2's
+   * second agent counts as the step limit, (5 + 50) / 2; the error row has none. */
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE (id = 1 AND "
+                             "mean_completion_steps_at_limit = 9.5) OR (id = 2 AND "
+                             "mean_completion_steps_at_limit = 27.5) OR (id = 3 AND "
+                             "mean_completion_steps_at_limit IS NULL)"),
+               3);
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id = 3 AND solved IS NULL AND "
                              "soc IS NULL"),
                1);
@@ -818,9 +825,9 @@ Test(cli, a_schema_4_file_gets_solved_soc_and_makespan_from_its_agent_rows) {
                test_db_int(db, "SELECT count(*) FROM results WHERE id > 3 AND solved = 1"));
   cr_assert_gt(test_db_int(db, "SELECT count(*) FROM results WHERE id > 3 AND solved = 1"), 0);
   /* Version 5 lets a job end on its work budget: the upgraded table takes limit_hit 'work' (its
-   * CHECK constraint was rewritten), and the rows of the older file have no budget. */
-  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id <= 3 AND limit_work IS "
-                               "NULL"),
+   * CHECK constraint was rewritten), and the rows of the older file had no budget (0). */
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id <= 3 AND limit_work = 0 "
+                               "AND work_seconds IS NULL"),
                3);
   snprintf(plan, sizeof plan, "%s/tests/data/cli/budget.yaml", MAPFARM_SOURCE_DIR);
   cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
