@@ -1982,6 +1982,18 @@ static int cmd_replay(const farm_cli_cmd *cmd, int argc, char **argv) {
   return status;
 }
 
+/* "N[,N...]" (at most 64 integers in [1, max]) into counts. Returns how many, or -1. */
+static int parse_counts(const char *arg, long long max, long long counts[64]) {
+  char buf[1024];
+  if (snprintf(buf, sizeof buf, "%s", arg) >= (int)sizeof buf) return -1;
+  int n = 0;
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    if (n == 64 || parse_long(tok, 1, max, &counts[n]) < 0) return -1;
+    n++;
+  }
+  return n > 0 ? n : -1;
+}
+
 /* `calibrate`: each algorithm's work model (core/algo.h) measured on this machine. The runs are
  * paired: every instance runs every algorithm before the next instance, so a machine that
  * changes speed during the measurement changes every algorithm's figures alike. Prints, per
@@ -2022,16 +2034,8 @@ static int cmd_calibrate(const farm_cli_cmd *cmd, int argc, char **argv) {
     }
   }
   long long counts[64];
-  int ncounts = 0;
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s", agents_arg);
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-    if (ncounts == 64 || parse_long(tok, 1, 100000, &counts[ncounts]) < 0)
-      return usage_error(cmd, "--agents: expected integers >= 1 separated by commas, found \"%s\"",
-                         agents_arg);
-    ncounts++;
-  }
-  if (ncounts == 0)
+  int ncounts = parse_counts(agents_arg, 100000, counts);
+  if (ncounts < 0)
     return usage_error(cmd, "--agents: expected integers >= 1 separated by commas, found \"%s\"",
                        agents_arg);
   const mapf_algo_def *algos[32];
@@ -2154,21 +2158,10 @@ static int cmd_bench(const farm_cli_cmd *cmd, int argc, char **argv) {
   if (!map_path) return usage_error(cmd, "--map MAP is required");
   if (astar && !scen_path) return usage_error(cmd, "--scen FILE is required");
   long long counts[64];
-  int ncounts = 0;
-  if (sim) {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", agents_arg);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-      if (ncounts == 64 || parse_long(tok, 1, 100000000, &counts[ncounts]) < 0)
-        return usage_error(cmd,
-                           "--agents: expected integers >= 1 separated by commas, found \"%s\"",
-                           agents_arg);
-      ncounts++;
-    }
-    if (ncounts == 0)
-      return usage_error(cmd, "--agents: expected integers >= 1 separated by commas, found \"%s\"",
-                         agents_arg);
-  }
+  int ncounts = sim ? parse_counts(agents_arg, 100000000, counts) : 0;
+  if (ncounts < 0)
+    return usage_error(cmd, "--agents: expected integers >= 1 separated by commas, found \"%s\"",
+                       agents_arg);
   const mapf_algo_def *only = NULL;
   if (algo_name && !(only = mapf_algo_find(algo_name))) {
     return input_error(cmd, "--algo: unknown algorithm \"%s\" (mapfarm algorithms lists them)",
