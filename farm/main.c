@@ -495,6 +495,11 @@ static int cmd_expand(const farm_cli_cmd *cmd, int argc, char **argv) {
 /* ---- mapfarm run --------------------------------------------------------------------- */
 
 static int write_run_traces(farm_space *sp, farm_store *st, const char *dir, const char *where);
+struct trace;
+static int write_trace_outputs(struct trace *tr, const mapf_instance *inst, const char *map_path,
+                               const char *map_file, const mapf_grid *g, const char *solver,
+                               const mapf_result *res, const char *trace_path,
+                               const char *html_path);
 
 static int cmd_run(const farm_cli_cmd *cmd, int argc, char **argv) {
   const char *plan_path = NULL, *db = NULL, *traces = NULL, *trace_where = NULL, *v;
@@ -1192,42 +1197,20 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
     mapf_diag d = {0};
     int rc = ws ? mapf_run(ws, &cfg, &res, &d) : MAPF_ENOMEM;
     mapf_workspace_free(ws);
-    char *text = NULL;
-    if (tracing) {
-      int ok = fclose(tr.steps) == 0;
-      ok &= fclose(tr.goals) == 0;
-      if (ok && rc == MAPF_OK) text = trace_text(&tr, inst, map_path, def->name, &res);
+    /* The trace file was opened before the run only so that a bad path fails at once. */
+    if (trace_file) fclose(trace_file);
+    if (tracing && rc == MAPF_OK) {
+      char mapbuf[4096];
+      int te = write_trace_outputs(&tr, inst, map_path,
+                                   find_file(map_path, &md, mapbuf, sizeof mapbuf), g, def->name,
+                                   &res, trace_path, html_path);
+      if (te && !status) status = te;
+    } else if (tracing) {
+      fclose(tr.steps);
+      fclose(tr.goals);
       free(tr.steps_text);
       free(tr.goals_text);
-      if (rc == MAPF_OK && !text) {
-        fprintf(stderr, "mapfarm: error: out of memory writing the trace\n");
-        status = EXIT_FAILED_JOBS;
-      }
     }
-    if (trace_file) {
-      if (text) fputs(text, trace_file);
-      int bad = ferror(trace_file);
-      if ((fclose(trace_file) != 0 || bad) && status == 0) {
-        fprintf(stderr, "mapfarm: error: %s: cannot write: %s\n", trace_path, strerror(errno));
-        status = EXIT_BAD_INPUT;
-      }
-    }
-    if (html_path && text) {
-      /* The viewer page, the map and the trace in it (farm/html.h). */
-      char title[600], mapbuf[4096];
-      const char *base = strrchr(map_path, '/');
-      snprintf(title, sizeof title, "%s: %s, %d agents", base ? base + 1 : map_path, def->name,
-               (int)inst->n);
-      const char *trace_name = trace_path ? strrchr(trace_path, '/') : NULL;
-      trace_name = trace_name ? trace_name + 1 : trace_path;
-      mapf_diag herr = {0};
-      if (farm_html_save(html_path, title, find_file(map_path, &md, mapbuf, sizeof mapbuf),
-                         trace_name, text, &herr) < 0) {
-        fprintf(stderr, "mapfarm: error: %s\n", herr.msg);
-        if (status == 0) status = EXIT_BAD_INPUT;
-      }
-    }
-    free(text);
     if (rc != MAPF_OK) {
       fprintf(stderr, "mapfarm: error: %s\n", ws ? res.message : "out of memory");
       status = EXIT_FAILED_JOBS;
