@@ -111,30 +111,6 @@ Test(report_html, page_has_intervals_plots_and_provenance) {
   free(err);
 }
 
-/* Whether node, chromium and tools/viewer/node_modules are there; under CI=true their absence
- * fails the test, else it is skipped with the reason. */
-static void require_browser(void) {
-  const char *what = NULL;
-  char probe[1200];
-  const char *chromium = getenv("MAPFARM_CHROMIUM");
-  snprintf(probe, sizeof probe, "%s/tools/viewer/node_modules/puppeteer-core/package.json",
-           MAPFARM_SOURCE_DIR);
-  struct stat sb;
-  if (system("command -v node >/dev/null 2>&1") != 0)
-    what = "node (apt-get install nodejs npm; make test does)";
-  else if (chromium && *chromium ? stat(chromium, &sb) != 0
-                                 : stat("/usr/bin/chromium", &sb) != 0 &&
-                                       stat("/usr/bin/chromium-browser", &sb) != 0 &&
-                                       stat("/usr/bin/google-chrome", &sb) != 0)
-    what = "chromium (apt-get install chromium, or set MAPFARM_CHROMIUM; make test installs it)";
-  else if (stat(probe, &sb) != 0)
-    what = "tools/viewer/node_modules (cd tools/viewer && npm ci; make test does)";
-  if (!what) return;
-  if (test_in_ci()) cr_assert_fail("report test: %s is missing; CI=true requires it", what);
-  fprintf(stderr, "\n*** test_report_html: SKIPPED: %s is missing ***\n\n", what);
-  cr_skip_test("%s is missing", what);
-}
-
 /* Writes `mapfarm report --db DB ARGS --format html` to path. */
 static void write_report(const char *db, const char *args, const char *path) {
   char *out, *err;
@@ -152,7 +128,7 @@ static void write_report(const char *db, const char *args, const char *path) {
  * from the database; a sweep over agents and a parameter draws too. The screenshot goes to the
  * build directory (report.png; the README shows a copy, docs/img/report.png). */
 Test(report_html, page_in_chromium) {
-  require_browser();
+  test_require_browser("test_report_html");
   char db[600], page[600], page2[600], shot[1200];
   portfolio_db(db, sizeof db);
   snprintf(page, sizeof page, "%s/solved.html", tmpdir);

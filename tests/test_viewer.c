@@ -275,30 +275,6 @@ Test(viewer, large_trace_is_deflated) {
 
 /* ---- in the browser --------------------------------------------------------------------- */
 
-/* Ends the test when node, chromium or tools/viewer/node_modules is missing: a failure under
- * CI=true, a loud skip elsewhere. */
-static void require_browser(void) {
-  const char *what = NULL;
-  char probe[1200];
-  const char *chromium = getenv("MAPFARM_CHROMIUM");
-  snprintf(probe, sizeof probe, "%s/tools/viewer/node_modules/puppeteer-core/package.json",
-           MAPFARM_SOURCE_DIR);
-  struct stat sb;
-  if (system("command -v node >/dev/null 2>&1") != 0)
-    what = "node (apt-get install nodejs npm; make test does)";
-  else if (chromium && *chromium ? stat(chromium, &sb) != 0
-                                 : stat("/usr/bin/chromium", &sb) != 0 &&
-                                       stat("/usr/bin/chromium-browser", &sb) != 0 &&
-                                       stat("/usr/bin/google-chrome", &sb) != 0)
-    what = "chromium (apt-get install chromium, or set MAPFARM_CHROMIUM; make test installs it)";
-  else if (stat(probe, &sb) != 0)
-    what = "tools/viewer/node_modules (cd tools/viewer && npm ci; make test does)";
-  if (!what) return;
-  if (test_in_ci()) cr_assert_fail("viewer test: %s is missing; CI=true requires it", what);
-  fprintf(stderr, "\n*** test_viewer: SKIPPED: %s is missing ***\n\n", what);
-  cr_skip_test("%s is missing", what);
-}
-
 /* Runs `node tools/viewer/test.js ARGS`, its output in tmpdir/node.log; fails the test with
  * that output unless it exits 0. */
 static void run_node_test(const char *args) {
@@ -338,7 +314,7 @@ static const char ROOMS[] = "type octile\nheight 12\nwidth 20\nmap\n"
  * then a page that farm_html_write_file made from a real `mapfarm solve --trace` run: loaded
  * from its embedded data, legal, every agent drawn at its last cell. */
 Test(viewer, page_in_chromium) {
-  require_browser();
+  test_require_browser("test_viewer");
   char map[300], trace[300], page[300];
   mapf_diag err = {0};
   snprintf(map, sizeof map, "%s/rooms.map", tmpdir);
@@ -380,7 +356,7 @@ Test(viewer, page_in_chromium) {
  * directory (viewer.png; the README shows a copy, docs/img/viewer.png). */
 Test(viewer, screenshot_of_a_movingai_run) {
   REQUIRE_MAPS(maps);
-  require_browser();
+  test_require_browser("test_viewer");
   char map[4200], trace[300], page[300], shot[1200];
   mapf_diag err = {0};
   snprintf(map, sizeof map, "%s/dao/lak307d.map", maps);

@@ -689,4 +689,28 @@ static inline void test_assert_same_run(const mapf_result *a, const mapf_result 
   }
 }
 
+/* Ends the test when node, chromium or tools/viewer/node_modules (the headless-browser tests'
+ * puppeteer-core) is missing: a failure under CI=true, a loud skip naming `test` elsewhere. */
+static inline void test_require_browser(const char *test) {
+  const char *what = NULL;
+  char probe[1200];
+  const char *chromium = getenv("MAPFARM_CHROMIUM");
+  snprintf(probe, sizeof probe, "%s/tools/viewer/node_modules/puppeteer-core/package.json",
+           MAPFARM_SOURCE_DIR);
+  struct stat sb;
+  if (system("command -v node >/dev/null 2>&1") != 0)
+    what = "node (apt-get install nodejs npm; make test does)";
+  else if (chromium && *chromium ? stat(chromium, &sb) != 0
+                                 : stat("/usr/bin/chromium", &sb) != 0 &&
+                                       stat("/usr/bin/chromium-browser", &sb) != 0 &&
+                                       stat("/usr/bin/google-chrome", &sb) != 0)
+    what = "chromium (apt-get install chromium, or set MAPFARM_CHROMIUM; make test installs it)";
+  else if (stat(probe, &sb) != 0)
+    what = "tools/viewer/node_modules (cd tools/viewer && npm ci; make test does)";
+  if (!what) return;
+  if (test_in_ci()) cr_assert_fail("%s: %s is missing; CI=true requires it", test, what);
+  fprintf(stderr, "\n*** %s: SKIPPED: %s is missing ***\n\n", test, what);
+  cr_skip_test("%s is missing", what);
+}
+
 #endif
