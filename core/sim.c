@@ -390,9 +390,11 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     ar->goal = inst->goal[a];
     ar->completion_step = -1;
     ar->completion_seconds = -1;
+    ar->completion_work = -1;
     if (inst->start[a] == inst->goal[a]) {
       ar->completion_step = 0;
       ar->completion_seconds = 0;
+      ar->completion_work = 0;
       at_goal++;
     }
   }
@@ -475,10 +477,12 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
         if (now < 0) now = now_seconds() - t0;
         ar->completion_step = sim.time;
         ar->completion_seconds = now;
+        ar->completion_work = mapf__sim_work_ns(&sim) * 1e-9;
         at_goal++;
       } else if (ws->prev[a] == target[a]) {
         ar->completion_step = -1;
         ar->completion_seconds = -1;
+        ar->completion_work = -1;
         at_goal--;
       }
     }
@@ -506,7 +510,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   res->limit = limit;
   res->status = limit == MAPF_LIMIT_NONE ? MAPF_STATUS_OK : MAPF_STATUS_LIMIT;
   double cap_seconds = cfg->limits.seconds > 0 ? cfg->limits.seconds : res->wall_seconds;
-  double sum_steps = 0, sum_secs = 0, sum_dist = 0, sum_ratio = 0;
+  double sum_steps = 0, sum_secs = 0, sum_work = 0, sum_dist = 0, sum_ratio = 0;
   int32_t nratio = 0;
   for (int32_t a = 0; a < n; a++) {
     mapf_agent_result *ar = &res->agent[a];
@@ -523,6 +527,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
       res->completed++;
       sum_steps += (double)ar->completion_step;
       sum_secs += ar->completion_seconds;
+      sum_work += ar->completion_work;
       if (ar->optimal_distance > 0) { /* false for NaN */
         /* A patrol covers the start-goal distance twice per loop. */
         double best = loops > 0 ? 2.0 * loops * ar->optimal_distance : ar->optimal_distance;
@@ -549,6 +554,8 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   res->mean_completion_steps_capped = n ? (sum_steps + (double)open * (double)res->steps) / n : NAN;
   res->mean_completion_steps_at_limit =
       n ? (sum_steps + (double)open * (double)cfg->limits.steps) / n : NAN;
+  res->mean_completion_work_at_limit =
+      n && cfg->limits.work > 0 ? (sum_work + open * cfg->limits.work) / n : NAN;
   res->mean_completion_seconds_capped = n ? (sum_secs + open * cap_seconds) / n : NAN;
   res->mean_travel_distance = n ? sum_dist / n : NAN;
   res->failed_moves_per_loop =

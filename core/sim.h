@@ -64,6 +64,8 @@ typedef struct mapf_agent_result {
                                  last loop ended, or at which it last came back to its start
                                  after that); -1 when not reached */
   double completion_seconds;  /* wall-clock seconds since the start at that step; -1 */
+  double completion_work;     /* work charged up to and including that step (algo.h, modelled
+                                 seconds); -1 */
   double travel_distance;     /* sum of edge costs moved, pushes included */
   int64_t expansions;
   int64_t failed_moves;       /* wanted to move, was blocked (all loops together) */
@@ -94,6 +96,10 @@ typedef struct mapf_result {
    * the papers' 30 s was (Sigurdson et al. 2018, Table II); a run that a budget ends early
    * gains nothing by it. */
   double mean_completion_steps_at_limit;
+  /* The same rule under a work budget (limits.work): each agent's completion_work,
+   * unfinished agents counting as the budget, as the papers' 30 s counted in seconds. NaN
+   * without a work budget. */
+  double mean_completion_work_at_limit;
   double mean_completion_seconds;        /* over completed agents */
   double mean_completion_seconds_capped; /* unfinished count as the seconds limit if one is set,
                                             otherwise as the run's wall time */

@@ -172,6 +172,12 @@ const farm_column farm_columns[] = {
     {.name = "work_seconds", .type = "REAL", .flags = METRIC | FARM_COL_NULL_UNKNOWN,
      RES(F64, work_seconds), .show = FARM_SHOW_ALWAYS, .report = "work",
      .title = "Work charged (modelled seconds)", .scale = 1.0, .decimals = 3},
+    /* Schema version 6: Table II's rule under a work budget (sim.h). */
+    {.name = "mean_completion_work_at_limit", .type = "REAL",
+     .flags = METRIC | FARM_COL_NULL_UNKNOWN, RES(F64, mean_completion_work_at_limit),
+     .show = FARM_SHOW_SET, .report = "completion-work-at-limit",
+     .title = "Completion time (modelled work seconds, unfinished agents count as the budget)",
+     .scale = 1.0, .decimals = 4},
 };
 
 #define NCOLUMNS ((int32_t)(sizeof farm_columns / sizeof farm_columns[0]))

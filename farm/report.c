@@ -41,8 +41,8 @@ typedef struct report_def {
  * Sigurdson et al. 2018's Tables I-III, then the other metrics and the portfolio tables. */
 const char *const farm_report_names[] = {
     "completion-rate", "completion-time", "travel-distance", "completion-time-at-limit",
-    "completion-seconds", "failed-moves", "coherence", "suboptimality", "solved", "soc",
-    "makespan", "work", "portfolio", "problem-types", NULL};
+    "completion-work-at-limit", "completion-seconds", "failed-moves", "coherence",
+    "suboptimality", "solved", "soc", "makespan", "work", "portfolio", "problem-types", NULL};
 
 const char *farm_report_doc(const char *name) {
   const farm_column *col = name ? farm_column_report(name) : NULL;

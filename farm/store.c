@@ -538,7 +538,8 @@ static int shadow_views(sqlite3 *db, const char *path, mapf_diag *err) {
 /* The upgrade from each older schema version to the next, from FARM_SCHEMA_OLDEST on: new
  * columns at the end of their tables, in schema.sql's order, and new tables.
  * 2 to 3: no row changes (the new columns are NULL, loops 0: version-2 jobs were one-way).
- * 3 to 4: the limits and execution of each row, filled in by backfill_limits. */
+ * 3 to 4: the limits and execution of each row, filled in by backfill_limits.
+ * 4 to 5: see allow_work_limit. */
 static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST] = {
     "ALTER TABLE results ADD COLUMN suboptimality REAL;"
     "ALTER TABLE results ADD COLUMN loops INTEGER NOT NULL DEFAULT 0;"
@@ -572,6 +573,9 @@ static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST]
     "ALTER TABLE results ADD COLUMN limit_work REAL;"
     "ALTER TABLE results ADD COLUMN work_seconds REAL;"
     "UPDATE results SET limit_work = 0 WHERE limit_steps IS NOT NULL;",
+    /* Version 6: the work at which each agent arrived was not kept, so older rows stay NULL
+     * (a version-5 job with a work budget can be rerun: `mapfarm replay`). */
+    "ALTER TABLE results ADD COLUMN mean_completion_work_at_limit REAL;",
 };
 
 /* Schema version 4's limits and execution of rows that lack them (written by an older

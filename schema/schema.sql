@@ -3,13 +3,14 @@
 -- This file is compiled into the binary (cmake/embed.cmake) and run once, in one transaction,
 -- when farm/store.c creates a database; views.sql follows it. farm/store.c then sets
 --   PRAGMA application_id = 0x6d617066  ("mapf", FARM_APPLICATION_ID in farm/store.h)
---   PRAGMA user_version   = 5           (FARM_SCHEMA_VERSION: bump it with any change here once
+--   PRAGMA user_version   = 6           (FARM_SCHEMA_VERSION: bump it with any change here once
 --                                          released. Version 1 keyed agent_results by job_key,
 --                                          and is refused, untouched. Version 2 lacked the
 --                                          columns marked "schema version 3" and the table
 --                                          coherence_series, version 3 the columns marked
 --                                          "schema version 4", version 4 those marked "schema
---                                          version 5": farm/store.c adds them when it opens
+--                                          version 5", version 5 that of version 6:
+--                                          farm/store.c adds them when it opens
 --                                          such a file for writing (upgrade_steps))
 -- and opens every connection with journal_mode=WAL and synchronous=NORMAL.
 --
@@ -123,7 +124,11 @@ CREATE TABLE results (
   mean_completion_steps_at_limit REAL,   -- unfinished agents count as limit_steps, a cap
                                          -- common to every job (the papers' Table II rule)
   limit_work             REAL,           -- `limits: work` (modelled seconds); 0: none
-  work_seconds           REAL            -- the work charged to the job by its algorithm's model
+  work_seconds           REAL,           -- the work charged to the job by its algorithm's model
+  -- Added in schema version 6: Table II's rule under a work budget; NULL in older rows and in
+  -- jobs without a work budget.
+  mean_completion_work_at_limit REAL     -- work charged when each agent arrived, unfinished
+                                         -- agents counting as limit_work
 );
 
 -- The reports group by map and label and list them in plan order (the smallest plan_index of

@@ -838,6 +838,43 @@ Test(cli, a_schema_4_file_gets_solved_soc_and_makespan_from_its_agent_rows) {
   free(check);
 }
 
+/* A file of schema version 5 is upgraded to version 6 when a run opens it for writing: the new
+ * column is NULL in its rows (the work at each agent's arrival was not kept), and a new run
+ * with a work budget fills it in. */
+Test(cli, a_schema_5_file_gets_the_column_of_version_6) {
+  char db[512], plan[600], *err;
+  snprintf(db, sizeof db, "%s/v5.db", tmpdir);
+  sqlite3 *h = open_with_schema(db, "schema-v5.sql");
+  char *msg = NULL;
+  int rc = sqlite3_exec(
+      h,
+      "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 5;"
+      "INSERT INTO results (id, job_key, map, map_hash, generator, agents, instance, algorithm, "
+      "label, params, seed, status, limit_hit, completed, finished_at, limit_steps, limit_work, "
+      "work_seconds) VALUES (1, '0123456789abcdef0123456789abcde1', 'm', '0000000000000001', "
+      "'random', 2, 0, 'bmaa', 'B', '{}', '0000000000000002', 'limit', 'work', 1, 't', 50, 0.5, "
+      "0.51);",
+      NULL, NULL, &msg);
+  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
+  sqlite3_close(h);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM pragma_table_info('results') WHERE name = "
+                               "'mean_completion_work_at_limit'"),
+               0);
+  snprintf(plan, sizeof plan, "%s/tests/data/cli/budget.yaml", MAPFARM_SOURCE_DIR);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(err);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id = 1 AND limit_hit = 'work' "
+                               "AND mean_completion_work_at_limit IS NULL"),
+               1);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id > 1 AND limit_work > 0 AND "
+                               "mean_completion_work_at_limit > 0"),
+               42);
+  char *check = test_db_rows(db, "PRAGMA integrity_check");
+  cr_assert_str_eq(check, "ok\n");
+  free(check);
+}
+
 static void plan_path(char *buf, size_t n, const char *name) {
   snprintf(buf, n, "%s/tests/data/cli/%s", MAPFARM_SOURCE_DIR, name);
 }
@@ -927,7 +964,8 @@ Test(cli, a_work_budget_and_per_algorithm_limits_do_not_depend_on_threads_or_sha
   free(err);
   const char *sql =
       "SELECT job_key, label, status, limit_hit, limit_steps, limit_work, work_seconds, "
-      "completion_rate, steps, expansions, soc, makespan, solved FROM results ORDER BY job_key";
+      "completion_rate, steps, expansions, soc, makespan, solved, mean_completion_work_at_limit "
+      "FROM results ORDER BY job_key";
   char *a = test_db_rows(db[0], sql);
   for (int i = 1; i < 3; i++) {
     char *b = test_db_rows(db[i], sql);
@@ -950,6 +988,17 @@ Test(cli, a_work_budget_and_per_algorithm_limits_do_not_depend_on_threads_or_sha
   cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results WHERE label = 'FAR no budget' "
                                   "AND limit_work = 0 AND limit_hit <> 'work'"),
                6);
+  /* Table II's rule under the budget: present exactly where a job has one, between 0 and the
+   * budget (or the charge, which may pass it by one step), and the budget itself where no
+   * agent arrived. */
+  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results WHERE (limit_work > 0) = "
+                                  "(mean_completion_work_at_limit IS NOT NULL)"),
+               48);
+  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results WHERE limit_work > 0 AND "
+                                  "mean_completion_work_at_limit BETWEEN 0 AND max(limit_work, "
+                                  "work_seconds) AND (completed > 0 OR "
+                                  "mean_completion_work_at_limit = limit_work)"),
+               42);
 }
 
 /* `replay` rebuilds a stored job from its run's plan text and reproduces every deterministic

@@ -133,6 +133,7 @@ Test(columns, solve_prints_name_value_lines_in_table_order) {
   res.failed_moves_per_loop = 0.5;
   res.soc = -1; /* not solved: NULL, not shown */
   res.makespan = -1;
+  res.mean_completion_work_at_limit = NAN; /* no work budget: not shown */
   farm_record rec = {.map = "m.map", .agents = 4, .algorithm = "bmaa", .params = "{}",
                      .label = "never shown", .res = &res};
   char *buf = NULL;
@@ -145,6 +146,7 @@ Test(columns, solve_prints_name_value_lines_in_table_order) {
   res.solved = 1;
   res.soc = 40;
   res.makespan = 0;
+  res.mean_completion_work_at_limit = 0.0125;
   fputs("--\n", f);
   farm_columns_print(f, &rec);
   fclose(f);
@@ -161,7 +163,8 @@ Test(columns, solve_prints_name_value_lines_in_table_order) {
   snprintf(want, sizeof want,
            "%ssolved: 0\nmean_completion_steps_at_limit: 0\nwork_seconds: 0\n--\n%sloops: 2\n"
            "loops_done: 5\nfailed_moves_per_loop: 0.5\ncoherence: 0.25\nsolved: 1\nsoc: 40\n"
-           "makespan: 0\nmean_completion_steps_at_limit: 0\nwork_seconds: 0\n",
+           "makespan: 0\nmean_completion_steps_at_limit: 0\nwork_seconds: 0\n"
+           "mean_completion_work_at_limit: 0.0125\n",
            common, common);
   cr_expect_str_eq(buf, want);
   free(buf);

@@ -552,3 +552,44 @@ Test(sim, only_direction_maps_report_coherence) {
   mapf_instance_free(inst);
   mapf_grid_free(g);
 }
+
+/* Table II's rule under a work budget (sim.h, mean_completion_work_at_limit): each agent's
+ * completion work is the charge at the step it arrived, so it grows with its completion step
+ * and never exceeds the run's charge; the mean counts unfinished agents as the budget, and a
+ * run without a work budget has none. */
+Test(sim, completion_work_counts_unfinished_agents_as_the_budget) {
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 64, 64, 0.2, 1, 5);
+  mapf_instance *inst = test_random_instance(g, 120, 2);
+  mapf_run_config cfg = test_run_config(g, inst, "bmaa");
+  cfg.limits.steps = 100000;
+  cfg.limits.work = 0.004;
+  mapf_result res;
+  test_run(&cfg, &res);
+  cr_assert_eq(res.limit, MAPF_LIMIT_WORK);
+  int32_t open = 0;
+  double sum = 0;
+  for (int32_t a = 0; a < res.agents; a++) {
+    const mapf_agent_result *ar = &res.agent[a];
+    if (!ar->reached) {
+      open++;
+      continue;
+    }
+    cr_assert_geq(ar->completion_work, 0);
+    cr_assert_leq(ar->completion_work, res.work_seconds);
+    sum += ar->completion_work;
+    for (int32_t b = 0; b < res.agents; b++)
+      if (res.agent[b].reached && res.agent[b].completion_step < ar->completion_step)
+        cr_assert_leq(res.agent[b].completion_work, ar->completion_work);
+  }
+  cr_assert_gt(open, 0, "the budget should leave agents unfinished");
+  cr_assert_lt(open, res.agents, "some agents should arrive within the budget");
+  cr_assert_float_eq(res.mean_completion_work_at_limit, (sum + open * 0.004) / res.agents, 1e-12);
+  mapf_result_clear(&res);
+  cfg.limits.work = 0;
+  cfg.limits.steps = 50;
+  test_run(&cfg, &res);
+  cr_assert(isnan(res.mean_completion_work_at_limit));
+  mapf_result_clear(&res);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
