@@ -294,19 +294,28 @@ static const char sql_names[] =
     "w.plan_hash IS u.plan_hash) AS rank FROM runs AS u) AS p ON p.run_id = g.run_id GROUP BY "
     "g.label, g.generator";
 
-/* The jobs that ran, instance by instance. */
+/* The jobs that ran, instance by instance; the first %s is the distance column, the second the
+ * seconds column (pf_seconds), %%s the filter. */
 static const char sql_jobs[] =
-    "SELECT map_hash, generator, agents, instance, label, job_key, completion_rate, "
-    "mean_travel_distance, mean_completion_steps_capped, mean_completion_seconds_capped FROM "
-    "results WHERE status <> 'error' AND (?1 <= 0 OR agents <= ?1) AND (%s\n) ORDER BY "
-    "map_hash, generator, agents, instance";
-/* FARM_PF_BY_SUBOPTIMALITY: the rule's second key is suboptimality instead of distance (thesis
- * Ch. 4 ranks single-agent configurations by it); the same query otherwise. */
-static const char sql_jobs_subopt[] =
-    "SELECT map_hash, generator, agents, instance, label, job_key, completion_rate, "
-    "suboptimality, mean_completion_steps_capped, mean_completion_seconds_capped FROM "
-    "results WHERE status <> 'error' AND (?1 <= 0 OR agents <= ?1) AND (%s\n) ORDER BY "
-    "map_hash, generator, agents, instance";
+    "SELECT map_hash, generator, agents, instance, label, job_key, completion_rate, %s, "
+    "mean_completion_steps_capped, %s FROM results WHERE status <> 'error' AND (?1 <= 0 OR "
+    "agents <= ?1) AND (%%s\n) ORDER BY map_hash, generator, agents, instance";
+
+/* Completion time in seconds: under a work budget the work charged when each agent arrived
+ * (deterministic, unfinished agents counting as the budget: Table 5.1's rule with the budget
+ * in place of the thesis's 30 s), otherwise the wall clock. A file older than schema version
+ * 6, read as it is, has only the wall clock. */
+static const char *pf_seconds(sqlite3 *db) {
+  sqlite3_stmt *s = NULL;
+  int has = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('results') WHERE name = "
+                                   "'mean_completion_work_at_limit'",
+                               -1, &s, NULL) == SQLITE_OK &&
+            sqlite3_step(s) == SQLITE_ROW;
+  sqlite3_finalize(s);
+  return has ? "coalesce(CASE WHEN limit_work > 0 THEN mean_completion_work_at_limit END, "
+               "mean_completion_seconds_capped)"
+             : "mean_completion_seconds_capped";
+}
 
 static int load_names(sqlite3 *db, const char *where, int32_t max_agents, pf_loader *ld,
                       mapf_diag *err) {
@@ -363,9 +372,13 @@ static int setup_matrix(pf_loader *ld) {
 
 static int load_jobs(sqlite3 *db, const char *where, int32_t max_agents, pf_loader *ld,
                      mapf_diag *err) {
-  sqlite3_stmt *s = prepare_filtered(db, ld->m->by == FARM_PF_BY_SUBOPTIMALITY ? sql_jobs_subopt
-                                                                           : sql_jobs,
-                                     where, max_agents, err);
+  /* FARM_PF_BY_SUBOPTIMALITY: the rule's second key is suboptimality instead of distance
+   * (thesis Ch. 4 ranks single-agent configurations by it). */
+  char fmt[sizeof sql_jobs + 256];
+  snprintf(fmt, sizeof fmt, sql_jobs,
+           ld->m->by == FARM_PF_BY_SUBOPTIMALITY ? "suboptimality" : "mean_travel_distance",
+           pf_seconds(db));
+  sqlite3_stmt *s = prepare_filtered(db, fmt, where, max_agents, err);
   if (!s) return -1;
   char hash[64] = "", *gen = NULL;
   size_t gencap = 0;
