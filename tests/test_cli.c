@@ -1283,9 +1283,11 @@ Test(cli, every_shipped_plan_expands) {
   const char *plans[] = {"quick.yaml",           "bench-tiny.yaml",      "bmaa-paper.yaml",
                          "bmaa-paper-small.yaml", "bmaa-paper-whca.yaml", "bmaa-sweep.yaml",
                          "thesis-portfolio.yaml", "thesis-portfolio-small.yaml",
-                         "direction-maps.yaml",   "rths-sweep.yaml"};
-  const long long jobs[] = {240, 100000, 14400, 1200, 2400, 7200, 8400, 252, 1600, 1000000};
-  for (int i = 0; i < 10; i++) {
+                         "direction-maps.yaml",   "rths-sweep.yaml",      "bmaa-paper-work.yaml",
+                         "thesis-portfolio-work.yaml", "scale-128.yaml"};
+  const long long jobs[] = {240,  100000, 14400,   1200,  2400, 7200,
+                            8400, 252,    1600,    1000000, 14400, 8400, 512};
+  for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
     char *out, *err;
     int rc = mapfarm(&out, &err, "expand '%s/configs/%s' --maps '%s'", MAPFARM_SOURCE_DIR,
                      plans[i], maps);
