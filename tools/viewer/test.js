@@ -79,6 +79,7 @@ function readTrace(file) {
 }
 
 let passed = 0, failed = 0;
+const errors = []; // the page's script errors
 function check(ok, what, detail) {
   if (ok) { passed++; console.log(`ok - ${what}`); }
   else { failed++; console.log(`FAIL - ${what}${detail !== undefined ? ": " + detail : ""}`); }
@@ -104,7 +105,6 @@ async function main() {
   try {
     const page = await browser.newPage();
     await page.setViewport({ width: 1100, height: 700, deviceScaleFactor: 1 });
-    const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
     if (opts.fixtures) await fixtures(page);
@@ -295,6 +295,23 @@ async function fixtures(page) {
     await page.waitForFunction(() => document.body.dataset.state === "error" || document.body.dataset.state === "ready");
     const cmsg = await text(page, "#messages .error");
     check(cmsg.startsWith("cannot read the embedded data: "), "a corrupt embedded trace is refused", cmsg);
+    // The malformed trace embedded with its map: the map loads, the trace is refused, and the
+    // page redraws (on a resize) with no script error.
+    const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+    const tpl = fs.readFileSync(path.join(HERE, "viewer.html"), "utf8")
+      .replace('<script type="text/plain" id="map">', '<script type="text/plain" id="map">' + esc(fs.readFileSync(map, "utf8")))
+      .replace('<script type="text/plain" id="trace">', '<script type="text/plain" id="trace" data-name="bad.trace">' + esc(bad));
+    fs.writeFileSync(path.join(badDir, "bad.html"), tpl);
+    await page.goto("file://" + path.join(badDir, "bad.html"));
+    await page.waitForFunction(() => document.body.dataset.state === "error" || document.body.dataset.state === "ready");
+    const before = errors.length;
+    await page.setViewport({ width: 1000, height: 700, deviceScaleFactor: 1 });
+    await frames(page);
+    await page.setViewport({ width: 1100, height: 700, deviceScaleFactor: 1 });
+    await frames(page);
+    check(await text(page, "#messages .error") === "bad.trace:13:15: error: 2 positions at time step 2, expected agents=3",
+          "an embedded malformed trace is refused with its message", await text(page, "#messages .error"));
+    check(errors.length === before, "the page redraws with no script error", errors.slice(before).join("; "));
   } finally {
     fs.rmSync(badDir, { recursive: true, force: true });
   }
