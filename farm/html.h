@@ -9,7 +9,8 @@
 
 #include "diag.h"
 
-/* A map or trace text longer than this goes into the page deflated and in base64. */
+/* A map or trace text longer than this goes into the page deflated and in base64 (a trace in
+ * its compact form, farm/html.c). */
 #define FARM_HTML_PLAIN_MAX (1u << 20)
 
 /* tools/viewer/viewer.html as built, not NUL-terminated. */
@@ -21,9 +22,11 @@ extern const size_t farm_viewer_html_len;
  * trace as `mapfarm solve --trace` writes it. The texts go into <script type="text/plain">
  * elements with '&' and '<' written as "&amp;" and "&lt;", which the page undoes, so no text
  * can end the element early; one longer than FARM_HTML_PLAIN_MAX goes in deflated (zlib) and
- * in base64, with data-encoding="deflate-base64". Only the shape is checked here (a map has
- * its "map" line, a trace its "solution=" line); the page itself reports anything else with
- * its line and column.
+ * in base64, with data-encoding="deflate-base64", or, for a trace whose steps are all well
+ * formed, "moves-deflate-base64": its compact form, a byte an agent a step, which the page
+ * reads several times faster. Only the shape is checked here (a map has its "map" line, a
+ * trace its "solution=" line); the page itself reports anything else with its line and
+ * column.
  * Returns 0, or -1 with the reason in err. */
 int farm_html_write(FILE *out, const char *title, const char *map_text, const char *trace_text,
                     mapf_diag *err);

@@ -240,11 +240,112 @@ static size_t from_base64(const char *s, size_t n, unsigned char *out) {
   return k;
 }
 
-/* A trace over FARM_HTML_PLAIN_MAX goes in deflated and in base64; inflated, it is the trace
- * byte for byte. A small map beside it stays plain. */
-Test(viewer, large_trace_is_deflated) {
+/* The bytes of the element that opens with `open` in page: base64, inflated (malloc'd, the
+ * count in *n). */
+static unsigned char *inflated(const char *page, const char *open, size_t *n) {
+  char *b64 = element_text(page, open);
+  size_t blen = strlen(b64);
+  unsigned char *z = malloc(blen);
+  size_t zlen = from_base64(b64, blen, z);
+  z_stream s;
+  memset(&s, 0, sizeof s);
+  cr_assert_eq(inflateInit(&s), Z_OK);
+  size_t cap = 1 << 20, got = 0;
+  unsigned char *out = malloc(cap);
+  s.next_in = z;
+  s.avail_in = (uInt)zlen;
+  int rc;
+  do {
+    if (got == cap) out = realloc(out, cap *= 2);
+    s.next_out = out + got;
+    s.avail_out = (uInt)(cap - got);
+    rc = inflate(&s, Z_NO_FLUSH);
+    got = cap - s.avail_out;
+  } while (rc == Z_OK);
+  cr_assert_eq(rc, Z_STREAM_END, "the embedded data does not inflate: %d", rc);
+  cr_assert_eq(s.avail_in, 0, "bytes after the deflated data");
+  inflateEnd(&s);
+  free(z);
+  free(b64);
+  *n = got;
+  return out;
+}
+
+static unsigned u16_at(const unsigned char *p) { return p[0] | (unsigned)p[1] << 8; }
+static uint32_t u32_at(const unsigned char *p) {
+  return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The trace back from its compact form (moves-deflate-base64, described in farm/html.c), each
+ * step line written "T:(x,y),(x,y),...," (malloc'd): the test's own decoder. */
+static char *trace_of_moves(const unsigned char *b, size_t n) {
+  cr_assert_geq(n, 20);
+  cr_assert_eq(memcmp(b, "MFMOVES1", 8), 0);
+  uint32_t agents = u32_at(b + 8), steps = u32_at(b + 12), len = u32_at(b + 16);
+  cr_assert_leq(20 + (size_t)len + 4 * (size_t)agents, n);
+  const unsigned char *p = b + 20 + len, *end = b + n;
+  unsigned *x = malloc(agents * sizeof *x), *y = malloc(agents * sizeof *y);
+  char *out = NULL;
+  size_t outlen = 0;
+  FILE *f = open_memstream(&out, &outlen);
+  const char *text = (const char *)b + 20, *tend = text + len;
+  uint32_t t = 0;
+  for (const char *l = text; l < tend;) {
+    const char *e = memchr(l, '\n', (size_t)(tend - l));
+    if (!e) e = tend;
+    fwrite(l, 1, (size_t)(e - l), f);
+    if (e > l && e[-1] == ':' && *l >= '0' && *l <= '9') { /* a step line */
+      cr_assert_lt(t, steps, "more step lines than steps");
+      for (uint32_t a = 0; a < agents; a++) {
+        if (t == 0) {
+          x[a] = u16_at(p), y[a] = u16_at(p + 2), p += 4;
+        } else {
+          cr_assert_lt(p, end, "the moves end early");
+          unsigned c = *p++;
+          if (c == 9) {
+            cr_assert_leq(p + 4, end);
+            x[a] = u16_at(p), y[a] = u16_at(p + 2), p += 4;
+          } else {
+            cr_assert_lt(c, 9u, "move %u", c);
+            x[a] += c % 3 - 1, y[a] += c / 3 - 1;
+          }
+        }
+        fprintf(f, "(%u,%u),", x[a], y[a]);
+      }
+      t++;
+    }
+    if (e < tend) fputc('\n', f);
+    l = e + 1;
+  }
+  fclose(f);
+  cr_assert_eq(t, steps);
+  cr_assert_eq(p, end, "%td bytes after the last step", end - p);
+  free(x);
+  free(y);
+  return out;
+}
+
+/* A trace over FARM_HTML_PLAIN_MAX goes in in its compact form, deflated and in base64, far
+ * smaller than the text; decoded, it is the trace byte for byte: a goal change between two
+ * steps, a jump of more than a cell and a wait kept, the header as it was. A small map beside
+ * it stays plain. */
+Test(viewer, large_trace_is_compact) {
   char *trace = shuttle_trace(500, 400), *map = map100();
-  size_t len = strlen(trace);
+  /* Agent 7 jumps 5 cells at step 3 (the form keeps an illegal step for the page to list),
+   * agent 8 waits at step 3, and a goal change stands between steps 2 and 3. */
+  char *s3 = strstr(trace, "\n3:") + 1;
+  size_t at = (size_t)(s3 - trace), len = strlen(trace);
+  const char *gc = "goal_change=3:5:(0,0)\n";
+  char *t2 = malloc(len + strlen(gc) + 1);
+  memcpy(t2, trace, at);
+  strcpy(t2 + at, gc);
+  strcpy(t2 + at + strlen(gc), s3);
+  char *p7 = strstr(t2 + at + strlen(gc), "(15,0),(17,0),"); /* agents 7 and 8 at step 3 */
+  cr_assert_not_null(p7);
+  memcpy(p7, "(20,0),(16,0),", 14);
+  free(trace);
+  trace = t2;
+  len = strlen(trace);
   cr_assert_gt(len, FARM_HTML_PLAIN_MAX);
   mapf_diag err = {0};
   int rc;
@@ -252,25 +353,64 @@ Test(viewer, large_trace_is_deflated) {
   cr_assert_eq(rc, 0, "%s", err.msg);
   char *m = element_text(page, "<script type=\"text/plain\" id=\"map\">");
   cr_assert_str_eq(m, map);
-  char *b64 =
-      element_text(page, "<script type=\"text/plain\" id=\"trace\" "
-                         "data-encoding=\"deflate-base64\">");
-  size_t blen = strlen(b64);
-  cr_assert_lt(blen, len / 10, "%zu bytes of base64 for %zu of trace", blen, len);
-  unsigned char *z = malloc(blen);
-  size_t zlen = from_base64(b64, blen, z);
-  uLongf outlen = len + 1;
-  unsigned char *out = malloc(outlen);
-  cr_assert_eq(uncompress(out, &outlen, z, zlen), Z_OK);
-  cr_assert_eq(outlen, len);
-  cr_assert_eq(memcmp(out, trace, len), 0);
-  free(out);
-  free(z);
+  const char *open = "<script type=\"text/plain\" id=\"trace\" data-encoding=\"moves-deflate-base64\">";
+  char *b64 = element_text(page, open);
+  cr_assert_lt(strlen(b64), len / 100, "%zu bytes of base64 for %zu of trace", strlen(b64), len);
+  size_t n;
+  unsigned char *blob = inflated(page, open, &n);
+  /* A byte an agent a step, where the text spends 7 (the cells here are small numbers). */
+  cr_assert_lt(n, 500 * 401 + 16000, "%zu bytes for %zu of trace", n, len);
+  char *back = trace_of_moves(blob, n);
+  cr_assert_str_eq(back, trace);
+  free(back);
+  free(blob);
   free(b64);
   free(m);
   free(page);
   free(map);
   free(trace);
+}
+
+/* A large trace the compact form does not keep as the page would read it (a third field in a
+ * position, a malformed or missing step, no agents= count, a key with bytes outside ASCII) goes
+ * in as deflated text, byte for byte, so that the page reports it with its line and column. */
+Test(viewer, large_trace_out_of_the_compact_form_stays_text) {
+  char *base = shuttle_trace(500, 400);
+  const char *const edits[][2] = {
+      {"\n2:(0,0),", "\n2:(0,0,1),"},               /* a third field */
+      {"\n2:(0,0),(2,0),", "\n2:(0,0),(2,0)x,"},      /* not a position */
+      {"\n2:(0,0),(2,0),", "\n2:(0,0),"},             /* one position short */
+      {"\n3:", "\n4:"},                               /* a step out of order */
+      {"agents=500\n", "agents=499\n"},               /* a count that is not the trace's */
+      /* a key the page trims to "solution" (a no-break space before it), a step after it */
+      {"agents=500\n", "agents=500\n\xc2\xa0solution=\n0:(0,0),\n"},
+      {"agents=500\n", ""},                           /* no count */
+      {"\n3:", "\nagents=500\n3:"},                   /* a count among the steps */
+  };
+  for (size_t k = 0; k < sizeof edits / sizeof *edits; k++) {
+    const char *from = edits[k][0], *to = edits[k][1];
+    char *at = strstr(base, from);
+    cr_assert_not_null(at, "%s", from);
+    size_t len = strlen(base), pre = (size_t)(at - base);
+    char *trace = malloc(len + strlen(to) + 1);
+    memcpy(trace, base, pre);
+    strcpy(trace + pre, to);
+    strcat(trace, at + strlen(from));
+    mapf_diag err = {0};
+    int rc;
+    char *page = page_of("big", NULL, trace, &rc, &err);
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    const char *open = "<script type=\"text/plain\" id=\"trace\" data-encoding=\"deflate-base64\">";
+    cr_assert(strstr(page, open), "edit %zu (%s): not kept as text", k, to);
+    size_t n;
+    unsigned char *text = inflated(page, open, &n);
+    cr_assert_eq(n, strlen(trace));
+    cr_assert_eq(memcmp(text, trace, n), 0);
+    free(text);
+    free(page);
+    free(trace);
+  }
+  free(base);
 }
 
 /* ---- in the browser --------------------------------------------------------------------- */
@@ -329,7 +469,7 @@ Test(viewer, page_in_chromium) {
   cr_assert_eq(rc, 0, "solve exited %d: %s", rc, errs);
   cr_assert_eq(farm_html_write_file(page, "rooms: bmaa, 24 agents", map, trace, &err),
                0, "%s", err.msg);
-  /* A trace large enough to go in deflated. */
+  /* A trace large enough to go in in its compact form. */
   char map2[300], trace2[300], page2[300];
   snprintf(map2, sizeof map2, "%s/open100.map", tmpdir);
   snprintf(trace2, sizeof trace2, "%s/shuttle.trace", tmpdir);
@@ -340,7 +480,7 @@ Test(viewer, page_in_chromium) {
   cr_assert_eq(farm_html_write_file(page2, "shuttle", map2, trace2, &err), 0, "%s", err.msg);
   char *text = test_slurp_file(page2, NULL);
   cr_assert(strstr(text, "id=\"trace\" data-name=\"shuttle.trace\" "
-                         "data-encoding=\"deflate-base64\">"));
+                         "data-encoding=\"moves-deflate-base64\">"));
   char args[2000];
   snprintf(args, sizeof args, "--page '%s' --trace '%s' --page '%s' --trace '%s'", page, trace,
            page2, trace2);

@@ -6,9 +6,14 @@
 // solvers' agents do; walk 1: moves at random, which compresses worst in an --html page.
 //
 //   node bench.js [--agents 2000] [--steps 5000] [--size 512] [--seed 1] [--walk 0|1]
+//                 [--rounds 3] [--old OLD.html]
 //
-// Figures: the page with the run embedded (as `mapfarm solve --html` writes it), from
-// navigation to ready; the same files through the file picker (reading, parsing, checks);
+// Figures: the page with the run embedded (as `mapfarm solve --html` writes it, the trace in
+// its compact form), from navigation to ready, beside the same run in the older page: the
+// template OLD.html (default: viewer.html) with the trace's text deflated, as farm/html.c
+// wrote it before the compact form (`git show REV:tools/viewer/viewer.html > OLD.html`); the
+// two load in turn, ROUNDS times each, on one browser. Then the same files through the file
+// picker (reading, parsing, checks);
 // the time of one frame, drawn by script and then read back (which waits for the raster), over
 // many steps with the whole map in view; and playback, frames and their intervals.
 // The issue's targets: load under 2 s, a frame under 16 ms.
@@ -16,17 +21,17 @@
 const fs = require("fs");
 const os = require("os");
 const path = require("path");
-const zlib = require("zlib");
+const moves = require("./moves.js");
 
 const HERE = __dirname;
-const opt = { agents: 2000, steps: 5000, size: 512, seed: 1, walk: 0 };
+const opt = { agents: 2000, steps: 5000, size: 512, seed: 1, walk: 0, rounds: 3, old: path.join(HERE, "viewer.html") };
 for (let i = 2; i < process.argv.length; i += 2) {
-  const k = process.argv[i].replace(/^--/, "");
-  if (!(k in opt) || !/^\d+$/.test(process.argv[i + 1] || "")) {
-    console.error("usage: node bench.js [--agents N] [--steps N] [--size N] [--seed N] [--walk 0|1]");
+  const k = process.argv[i].replace(/^--/, ""), v = process.argv[i + 1] || "";
+  if (!(k in opt) || (k === "old" ? !fs.existsSync(v) : !/^\d+$/.test(v))) {
+    console.error("usage: node bench.js [--agents N] [--steps N] [--size N] [--seed N] [--walk 0|1] [--rounds N] [--old OLD.html]");
     process.exit(2);
   }
-  opt[k] = +process.argv[i + 1];
+  opt[k] = k === "old" ? path.resolve(v) : +v;
 }
 
 // xorshift32: the same run for the same seed.
@@ -85,19 +90,6 @@ function makeTrace(map, n, N, T) {
   return `agents=${N}\nmap_file=bench.map\nsolver=random-walk\nstarts=${starts}\ngoals=${pos()}\nsolution=\n${lines.join("\n")}\n`;
 }
 
-// The page with the texts embedded as farm/html.c embeds them: escaped, or, above 1 MiB,
-// deflated (zlib's default level) and in base64.
-function page(mapText, traceText) {
-  const tpl = fs.readFileSync(path.join(HERE, "viewer.html"), "utf8");
-  const mark = (id) => `<script type="text/plain" id="${id}">`;
-  const put = (id, s) => (s.length > 1 << 20
-    ? mark(id).slice(0, -1) + ' data-encoding="deflate-base64">' + zlib.deflateSync(s).toString("base64")
-    : mark(id) + s.replace(/&/g, "&amp;").replace(/</g, "&lt;"));
-  const i = tpl.indexOf(mark("map")), j = tpl.indexOf(mark("trace"));
-  return tpl.slice(0, i) + put("map", mapText) + tpl.slice(i + mark("map").length, j) +
-    put("trace", traceText) + tpl.slice(j + mark("trace").length);
-}
-
 const stat = (v) => {
   const s = v.slice().sort((a, b) => a - b), q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
   return `median ${q(0.5).toFixed(2)} ms, p95 ${q(0.95).toFixed(2)} ms, max ${s[s.length - 1].toFixed(2)} ms`;
@@ -113,12 +105,14 @@ async function main() {
   const map = makeMap(n), trace = makeTrace(map, n, N, T);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mapfarm-viewer-bench-"));
   const mapFile = path.join(dir, "bench.map"), traceFile = path.join(dir, "bench.trace");
-  const pageFile = path.join(dir, "bench.html");
+  const pageFile = path.join(dir, "bench.html"), oldFile = path.join(dir, "old.html");
   fs.writeFileSync(mapFile, map.text);
   fs.writeFileSync(traceFile, trace);
-  fs.writeFileSync(pageFile, page(map.text, trace));
+  fs.writeFileSync(pageFile, moves.page(fs.readFileSync(path.join(HERE, "viewer.html"), "utf8"), map.text, trace));
+  fs.writeFileSync(oldFile, moves.page(fs.readFileSync(opt.old, "utf8"), map.text, trace, { compact: false }));
+  const mb = (f) => (fs.statSync(f).size / 1e6).toFixed(1);
   console.log(`run: ${n} x ${n} map, ${N} agents, ${T} steps, ${opt.walk ? "random walks" : "agents heading for goals"}; ` +
-              `trace ${(trace.length / 1e6).toFixed(1)} MB, page ${(fs.statSync(pageFile).size / 1e6).toFixed(1)} MB ` +
+              `trace ${(trace.length / 1e6).toFixed(1)} MB; page ${mb(pageFile)} MB, older page ${mb(oldFile)} MB ` +
               `(made in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
   const browser = await puppeteer.launch({
     executablePath: chromium, headless: true,
@@ -129,20 +123,35 @@ async function main() {
     await p.setViewport({ width: 1280, height: 800, deviceScaleFactor: 1 });
     console.log(`browser: ${await browser.version()}`);
 
-    // 1. The page with everything embedded: navigation start to ready.
-    await p.goto("file://" + pageFile, { timeout: 120000 });
-    await p.waitForFunction(() => document.body.dataset.state, { timeout: 120000 });
-    const emb = await p.evaluate(() => ({ state: document.body.dataset.state, now: performance.now(), ...window.mapfarmViewer.stats(), conflicts: window.mapfarmViewer.conflictCount() }));
-    console.log(`embedded page (--html): ${emb.state} ${emb.now.toFixed(0)} ms after navigation (the browser reads the page for ${emb.scriptAt.toFixed(0)} ms); decoding ${emb.readMs.toFixed(0)} ms, parsing ${emb.parseMs.toFixed(0)} ms, checks ${emb.checkMs.toFixed(0)} ms, the rest ${(emb.loadMs - emb.readMs - emb.parseMs - emb.checkMs).toFixed(0)} ms; ${emb.conflicts} conflicts found`);
+    // 1. The page with everything embedded, and the older one, in turn: navigation start to
+    // ready.
+    const ready = { page: [], old: [] };
+    for (let k = 0; k < opt.rounds; k++) {
+      for (const [which, file] of [["old", oldFile], ["page", pageFile]]) {
+        await p.goto("file://" + file, { timeout: 120000 });
+        await p.waitForFunction(() => ["ready", "error"].includes(document.body.dataset.state), { timeout: 120000 });
+        // Ready is the end of the load: what the page does after it comes from the user.
+        const emb = await p.evaluate(() => ({ state: document.body.dataset.state, ...window.mapfarmViewer.stats(), conflicts: window.mapfarmViewer.conflictCount() }));
+        const at = emb.scriptAt + emb.loadMs; // loadMs counts from the start of the script
+        ready[which].push(at);
+        console.log(`${which === "old" ? "older page" : "page      "} (--html): ${emb.state} ${at.toFixed(0)} ms after navigation ` +
+                    `(the browser reads the page for ${emb.scriptAt.toFixed(0)} ms); decoding ${emb.readMs.toFixed(0)} ms, ` +
+                    `parsing ${emb.parseMs.toFixed(0)} ms, checks ${emb.checkMs.toFixed(0)} ms, the rest ${(emb.loadMs - emb.readMs - emb.parseMs - emb.checkMs).toFixed(0)} ms; ` +
+                    `${emb.conflicts} conflicts found`);
+      }
+    }
+    const med = (v) => v.slice().sort((a, b) => a - b)[Math.floor(v.length / 2)].toFixed(0);
+    console.log(`--html page, navigation to ready, median of ${opt.rounds}: ${med(ready.page)} ms; older page ${med(ready.old)} ms`);
 
     // 2. The file picker.
     await p.goto("file://" + path.join(HERE, "viewer.html"));
     await p.evaluate(() => { document.body.dataset.state = "loading"; });
     t = Date.now();
     await (await p.$("#files")).uploadFile(mapFile, traceFile);
-    await p.waitForFunction(() => document.body.dataset.state !== "loading", { timeout: 120000 });
+    await p.waitForFunction(() => ["ready", "error"].includes(document.body.dataset.state), { timeout: 120000 });
     const up = await p.evaluate(() => window.mapfarmViewer.stats());
-    console.log(`file picker: ready in ${up.loadMs.toFixed(0)} ms (reading ${up.readMs.toFixed(0)}, parsing ${up.parseMs.toFixed(0)}, checks ${up.checkMs.toFixed(0)}); ${Date.now() - t} ms as puppeteer saw it`);
+    console.log(`file picker: ready in ${up.loadMs.toFixed(0)} ms (reading ${up.readMs.toFixed(0)}, parsing ${up.parseMs.toFixed(0)}, ` +
+                `checks ${up.checkMs.toFixed(0)}); ${Date.now() - t} ms as puppeteer saw it`);
 
     // 3. Frames, the whole map in view.
     const fr = await p.evaluate((T) => {

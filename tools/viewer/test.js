@@ -10,9 +10,11 @@
 // the same trace in the older format (no comma after the last position, fewer header keys),
 // a deliberately illegal trace (the conflict list checked line by line, a conflict highlighted
 // on click), a patrol trace with a goal change, and a malformed trace (its error message).
-// Each --page is a page written by `mapfarm solve --html` (farm_html_write) with its trace:
-// the page must load its embedded data with no conflict and draw every agent's last position
-// in the colour of its state; --shot saves a screenshot of it.
+// Then the same traces embedded in a page in the compact form of a large trace (moves.js), and
+// damaged ones. Each --page is a page written by `mapfarm solve --html` (farm_html_write) with
+// its trace: the page must load its embedded data with no conflict and draw every agent's last
+// position in the colour of its state, and a trace in the compact form must hold exactly what
+// moves.js writes (bench.js builds its pages with it); --shot saves a screenshot of it.
 //
 // Exit status: 0 when every check passes, 1 when one fails, 77 when chromium or node_modules
 // (npm ci) is missing. MAPFARM_CHROMIUM names another browser binary.
@@ -20,6 +22,8 @@
 const fs = require("fs");
 const os = require("os");
 const path = require("path");
+const zlib = require("zlib");
+const moves = require("./moves.js");
 
 const HERE = __dirname;
 const FIX = path.join(HERE, "fixtures");
@@ -108,6 +112,7 @@ async function main() {
     page.on("pageerror", (e) => errors.push(String(e)));
     page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
     if (opts.fixtures) await fixtures(page);
+    if (opts.fixtures) await compactFixtures(page);
     for (const p of opts.pages) await embedded(page, p);
     check(errors.length === 0, "no script errors in the page", errors.join("; "));
   } finally {
@@ -168,6 +173,18 @@ async function setSlider(page, t) {
 }
 
 // ---- the fixtures -----------------------------------------------------------------------------------
+
+// fixtures/illegal.trace breaks every rule once; patrol.trace's agent 0 at steps 0 to 7.
+const ILLEGAL_CONFLICTS = [
+  "t=0 wrong start: agent 7 at (7,5), starts= says (7,4)",
+  "t=1 swap: agents 0 and 1 exchange (0,0) and (1,0)",
+  "t=2 vertex conflict: agents 2 and 3 at (5,1)",
+  "t=3 blocked cell: agent 4 at (3,1)",
+  "t=4 corner cut: agent 5 from (4,4) to (5,5)",
+  "t=5 jump: agent 6 from (0,5) to (2,5)",
+  "t=5 outside the map: agent 7 at (8,5)",
+];
+const PATROL_STATES = ["waiting", "moving", "at goal", "moving", "at goal", "moving", "at goal", "at goal"];
 
 async function fixtures(page) {
   const map = path.join(FIX, "rooms.map");
@@ -241,17 +258,8 @@ async function fixtures(page) {
 
     // A trace that breaks every rule once.
     check(await upload(page, path.join(FIX, "illegal.trace")) === "ready", "illegal trace loads");
-    const want = [
-      "t=0 wrong start: agent 7 at (7,5), starts= says (7,4)",
-      "t=1 swap: agents 0 and 1 exchange (0,0) and (1,0)",
-      "t=2 vertex conflict: agents 2 and 3 at (5,1)",
-      "t=3 blocked cell: agent 4 at (3,1)",
-      "t=4 corner cut: agent 5 from (4,4) to (5,5)",
-      "t=5 jump: agent 6 from (0,5) to (2,5)",
-      "t=5 outside the map: agent 7 at (8,5)",
-    ];
     const got = await texts(page, "#conflicts li");
-    check(JSON.stringify(got) === JSON.stringify(want), "illegal trace: every conflict listed, in order", "\n  " + got.join("\n  "));
+    check(JSON.stringify(got) === JSON.stringify(ILLEGAL_CONFLICTS), "illegal trace: every conflict listed, in order", "\n  " + got.join("\n  "));
     check((await text(page, "#conflict-summary")).startsWith("7 illegal steps ("), "illegal trace: summary counts 7", await text(page, "#conflict-summary"));
     await page.click("#conflicts li:nth-child(3)");
     check(await text(page, "#time-label") === "t = 2 / 5", "a click on the vertex conflict goes to step 2", await text(page, "#time-label"));
@@ -269,8 +277,7 @@ async function fixtures(page) {
   // Patrol (loops=1) and a goal change recorded between two steps.
   check(await upload(page, path.join(FIX, "patrol.trace")) === "ready", "patrol trace loads");
   const states = await page.evaluate(() => [0, 1, 2, 3, 4, 5, 6, 7].map((t) => window.mapfarmViewer.state(0, t)));
-  const wantStates = ["waiting", "moving", "at goal", "moving", "at goal", "moving", "at goal", "at goal"];
-  check(JSON.stringify(states) === JSON.stringify(wantStates), "patrol: goal, back to the start, then the new goal", states.join(", "));
+  check(JSON.stringify(states) === JSON.stringify(PATROL_STATES), "patrol: goal, back to the start, then the new goal", states.join(", "));
   check(JSON.stringify(await texts(page, "#goal-changes li")) === JSON.stringify(["t=5 agent 0 heads for (0,2)"]),
         "the goal change is listed", (await texts(page, "#goal-changes li")).join("; "));
   await setSlider(page, 3);
@@ -317,11 +324,76 @@ async function fixtures(page) {
   }
 }
 
+// ---- the fixtures in the compact form of a large trace ---------------------------------------------
+
+// A page of viewer.html with the map and trace files embedded, the trace in the compact form
+// however small (as farm/html.c writes a trace over 1 MiB), in dir; returns its state.
+async function compactPage(page, dir, traceFile, edit) {
+  const tpl = fs.readFileSync(path.join(HERE, "viewer.html"), "utf8");
+  let html = moves.page(tpl, fs.readFileSync(path.join(FIX, "rooms.map"), "utf8"),
+                        fs.readFileSync(traceFile, "utf8"), { plainMax: 0 });
+  if (edit) html = edit(html);
+  const file = path.join(dir, path.basename(traceFile) + ".html");
+  fs.writeFileSync(file, html);
+  await page.goto("file://" + file);
+  await page.waitForFunction(() => ["ready", "error"].includes(document.body.dataset.state));
+  return page.evaluate(() => document.body.dataset.state);
+}
+
+async function compactFixtures(page) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mapfarm-viewer-"));
+  try {
+    check(await compactPage(page, dir, path.join(FIX, "legal.trace")) === "ready", "compact form: legal trace loads");
+    check(await page.$eval("#trace", (e) => e.dataset.encoding) === "moves-deflate-base64", "compact form: the page holds it so");
+    const sum = await page.evaluate(() => window.mapfarmViewer.summary());
+    check(sum.agents === 3 && sum.steps === 4 && sum.header.solver === "handmade", "compact form: 3 agents, 4 steps, its header", JSON.stringify(sum));
+    await setSlider(page, 3);
+    await expectPixel(page, 3, 0, "at goal", "compact form at step 3");
+    await expectPixel(page, 2, 3, "moving", "compact form at step 3");
+    await expectPixel(page, 6, 4, "waiting", "compact form at step 3");
+    await setSlider(page, 1);
+    await expectPixel(page, 1, 0, "moving", "compact form at step 1");
+
+    // Every illegal step survives the form: a jump and a step off the map are moves of more
+    // than a cell, kept as cells.
+    check(await compactPage(page, dir, path.join(FIX, "illegal.trace")) === "ready", "compact form: illegal trace loads");
+    const got = await texts(page, "#conflicts li");
+    check(JSON.stringify(got) === JSON.stringify(ILLEGAL_CONFLICTS), "compact form: every conflict listed, in order", "\n  " + got.join("\n  "));
+
+    check(await compactPage(page, dir, path.join(FIX, "patrol.trace")) === "ready", "compact form: patrol trace loads");
+    const states = await page.evaluate(() => [0, 1, 2, 3, 4, 5, 6, 7].map((t) => window.mapfarmViewer.state(0, t)));
+    check(JSON.stringify(states) === JSON.stringify(PATROL_STATES), "compact form: patrol and the goal change between steps", states.join(", "));
+    check(JSON.stringify(await texts(page, "#goal-changes li")) === JSON.stringify(["t=5 agent 0 heads for (0,2)"]),
+          "compact form: the goal change is listed");
+
+    // Damaged: moves cut short, and a header line between the steps that is malformed (the
+    // text keeps its lines, so the message points at it).
+    const blob = moves.encodeMoves(fs.readFileSync(path.join(FIX, "legal.trace")));
+    const replaceTrace = (b) => (html) => html.replace(/(id="trace" data-encoding="moves-deflate-base64">)[^<]*/, `$1${zlib.deflateSync(b).toString("base64")}`);
+    check(await compactPage(page, dir, path.join(FIX, "legal.trace"), replaceTrace(blob.subarray(0, blob.length - 2))) === "error",
+          "compact form: moves cut short are refused");
+    let msg = await text(page, "#messages .error");
+    check(msg === "trace: error: the embedded trace is damaged: cut short", "compact form: the message says so", msg);
+    const bad = fs.readFileSync(path.join(FIX, "legal.trace"), "utf8").replace("\n2:", "\ngoal_change=2:9\n2:");
+    fs.writeFileSync(path.join(dir, "bad.trace"), bad);
+    check(await compactPage(page, dir, path.join(dir, "bad.trace")) === "error", "compact form: a malformed line between steps is refused");
+    msg = await text(page, "#messages .error");
+    check(msg === 'trace:13:13: error: goal_change: expected T:AGENT:(x,y), found "2:9"', "compact form: its message names line and column", msg);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // ---- a page written by farm_html_write ---------------------------------------------------------------
 
 async function embedded(page, p) {
   const tr = readTrace(p.trace);
   const name = path.basename(p.page);
+  const m = /id="trace"[^>]*data-encoding="moves-deflate-base64">([^<]*)</.exec(fs.readFileSync(p.page, "latin1"));
+  if (m) {
+    const blob = zlib.inflateSync(Buffer.from(m[1], "base64")), mine = moves.encodeMoves(fs.readFileSync(p.trace));
+    check(mine && blob.equals(mine), `${name}: the compact form holds what moves.js writes`, `${blob.length} bytes, moves.js ${mine && mine.length}`);
+  }
   await page.goto("file://" + p.page);
   await page.waitForFunction(() => ["ready", "error", "map", "empty"].includes(document.body.dataset.state));
   const state = await page.evaluate(() => document.body.dataset.state);
