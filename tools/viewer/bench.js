@@ -124,8 +124,8 @@ async function main() {
     console.log(`browser: ${await browser.version()}`);
 
     // 1. The page with everything embedded, and the older one, in turn: navigation start to
-    // ready.
-    const ready = { page: [], old: [] };
+    // ready (and to the first frame drawn, where the page says).
+    const ready = { page: [], old: [] }, first = [];
     for (let k = 0; k < opt.rounds; k++) {
       for (const [which, file] of [["old", oldFile], ["page", pageFile]]) {
         await p.goto("file://" + file, { timeout: 120000 });
@@ -134,14 +134,17 @@ async function main() {
         const emb = await p.evaluate(() => ({ state: document.body.dataset.state, ...window.mapfarmViewer.stats(), conflicts: window.mapfarmViewer.conflictCount() }));
         const at = emb.scriptAt + emb.loadMs; // loadMs counts from the start of the script
         ready[which].push(at);
-        console.log(`${which === "old" ? "older page" : "page      "} (--html): ${emb.state} ${at.toFixed(0)} ms after navigation ` +
+        if (which === "page") first.push(emb.firstFrameAt);
+        console.log(`${which === "old" ? "older page" : "page      "} (--html): ${emb.state} ${at.toFixed(0)} ms after navigation` +
+                    `${emb.firstFrameAt ? `, first frame at ${emb.firstFrameAt.toFixed(0)} ms` : ""} ` +
                     `(the browser reads the page for ${emb.scriptAt.toFixed(0)} ms); decoding ${emb.readMs.toFixed(0)} ms, ` +
                     `parsing ${emb.parseMs.toFixed(0)} ms, checks ${emb.checkMs.toFixed(0)} ms, the rest ${(emb.loadMs - emb.readMs - emb.parseMs - emb.checkMs).toFixed(0)} ms; ` +
                     `${emb.conflicts} conflicts found`);
       }
     }
     const med = (v) => v.slice().sort((a, b) => a - b)[Math.floor(v.length / 2)].toFixed(0);
-    console.log(`--html page, navigation to ready, median of ${opt.rounds}: ${med(ready.page)} ms; older page ${med(ready.old)} ms`);
+    console.log(`--html page, navigation to ready, median of ${opt.rounds}: ${med(ready.page)} ms (first frame ${med(first)} ms); ` +
+                `older page ${med(ready.old)} ms`);
 
     // 2. The file picker.
     await p.goto("file://" + path.join(HERE, "viewer.html"));
@@ -150,8 +153,8 @@ async function main() {
     await (await p.$("#files")).uploadFile(mapFile, traceFile);
     await p.waitForFunction(() => ["ready", "error"].includes(document.body.dataset.state), { timeout: 120000 });
     const up = await p.evaluate(() => window.mapfarmViewer.stats());
-    console.log(`file picker: ready in ${up.loadMs.toFixed(0)} ms (reading ${up.readMs.toFixed(0)}, parsing ${up.parseMs.toFixed(0)}, ` +
-                `checks ${up.checkMs.toFixed(0)}); ${Date.now() - t} ms as puppeteer saw it`);
+    console.log(`file picker: ready in ${up.loadMs.toFixed(0)} ms, first frame at ${up.firstFrameMs.toFixed(0)} ms (reading ${up.readMs.toFixed(0)}, ` +
+                `parsing ${up.parseMs.toFixed(0)}, checks ${up.checkMs.toFixed(0)}); ${Date.now() - t} ms as puppeteer saw it`);
 
     // 3. Frames, the whole map in view.
     const fr = await p.evaluate((T) => {

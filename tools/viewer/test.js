@@ -403,6 +403,8 @@ async function embedded(page, p) {
   const sum = await page.evaluate(() => window.mapfarmViewer.summary());
   check(sum.agents === N && sum.steps === T && !sum.fallback, `${name}: ${N} agents, ${T} steps, on its map`, JSON.stringify(sum));
   check(sum.header.solver === tr.header.solver, `${name}: solver=${tr.header.solver}`);
+  const st = await page.evaluate(() => window.mapfarmViewer.stats());
+  check(st.firstFrameMs > 0 && st.firstFrameMs <= st.loadMs, `${name}: the first frame drawn before the checks end`, JSON.stringify(st));
   check(await page.evaluate(() => window.mapfarmViewer.conflictCount()) === 0, `${name}: no conflict in a solver's trace`,
         (await texts(page, "#conflicts li")).slice(0, 5).join("; "));
   await page.click("#last");
