@@ -9,13 +9,13 @@
 //                 [--rounds 3] [--old OLD.html]
 //
 // Figures: the page with the run embedded (as `mapfarm solve --html` writes it, the trace in
-// its compact form), from navigation to ready, beside the same run in the older page: the
-// template OLD.html (default: viewer.html) with the trace's text deflated, as farm/html.c
-// wrote it before the compact form (`git show REV:tools/viewer/viewer.html > OLD.html`); the
-// two load in turn, ROUNDS times each, on one browser. Then the same files through the file
-// picker (reading, parsing, checks);
-// the time of one frame, drawn by script and then read back (which waits for the raster), over
-// many steps with the whole map in view; and playback, frames and their intervals.
+// its compact form), from navigation to its first frame and to ready (every step checked),
+// beside the same run in the older page: the template OLD.html (default: viewer.html) with
+// the trace's text deflated, as farm/html.c wrote it before the compact form (`git show
+// REV:tools/viewer/viewer.html > OLD.html`); the two load in turn, ROUNDS times each, on one
+// browser. Then the same files through the file picker of each (reading, parsing, checks);
+// the time of one frame, drawn by script and then read back (which waits for the raster),
+// over many steps with the whole map in view; and playback, frames and their intervals.
 // The issue's targets: load under 2 s, a frame under 16 ms.
 "use strict";
 const fs = require("fs");
@@ -146,15 +146,26 @@ async function main() {
     console.log(`--html page, navigation to ready, median of ${opt.rounds}: ${med(ready.page)} ms (first frame ${med(first)} ms); ` +
                 `older page ${med(ready.old)} ms`);
 
-    // 2. The file picker.
-    await p.goto("file://" + path.join(HERE, "viewer.html"));
-    await p.evaluate(() => { document.body.dataset.state = "loading"; });
-    t = Date.now();
-    await (await p.$("#files")).uploadFile(mapFile, traceFile);
-    await p.waitForFunction(() => ["ready", "error"].includes(document.body.dataset.state), { timeout: 120000 });
-    const up = await p.evaluate(() => window.mapfarmViewer.stats());
-    console.log(`file picker: ready in ${up.loadMs.toFixed(0)} ms, first frame at ${up.firstFrameMs.toFixed(0)} ms (reading ${up.readMs.toFixed(0)}, ` +
-                `parsing ${up.parseMs.toFixed(0)}, checks ${up.checkMs.toFixed(0)}); ${Date.now() - t} ms as puppeteer saw it`);
+    // 2. The file picker, in the older page and in this one, in turn as above (this one stays
+    // for what follows).
+    const pick = { old: [], page: [], first: [] };
+    for (let k = 0; k < opt.rounds; k++) {
+      for (const [which, file] of [["old", opt.old], ["page", path.join(HERE, "viewer.html")]]) {
+        await p.goto("file://" + file);
+        await p.evaluate(() => { document.body.dataset.state = "loading"; });
+        t = Date.now();
+        await (await p.$("#files")).uploadFile(mapFile, traceFile);
+        await p.waitForFunction(() => ["ready", "error"].includes(document.body.dataset.state), { timeout: 120000 });
+        const up = await p.evaluate(() => window.mapfarmViewer.stats());
+        pick[which].push(up.loadMs);
+        if (which === "page") pick.first.push(up.firstFrameMs);
+        console.log(`file picker, ${which === "old" ? "older page" : "page      "}: ready in ${up.loadMs.toFixed(0)} ms` +
+                    `${up.firstFrameMs ? `, first frame at ${up.firstFrameMs.toFixed(0)} ms` : ""} (reading ${up.readMs.toFixed(0)}, ` +
+                    `parsing ${up.parseMs.toFixed(0)}, checks ${up.checkMs.toFixed(0)}); ${Date.now() - t} ms as puppeteer saw it`);
+      }
+    }
+    console.log(`file picker, median of ${opt.rounds}: ready in ${med(pick.page)} ms (first frame ${med(pick.first)} ms); ` +
+                `older page ${med(pick.old)} ms`);
 
     // 3. Frames, the whole map in view.
     const fr = await p.evaluate((T) => {
