@@ -421,6 +421,56 @@ int farm_labels_describe(const farm_labels *l, int max_lines, char *buf, size_t 
   return (int)len;
 }
 
+int farm_labels_describe_limits(const farm_labels *l, int max_lines, char *buf, size_t n) {
+  size_t len = 0;
+  if (n) buf[0] = '\0';
+  /* Fields that differ between two labels' configurations; one label's several
+   * configurations are named by what differs already (farm_labels_name). */
+  int differs[F_N] = {0}, any = 0;
+  for (int f = F_STEPS; f < F_N; f++) {
+    for (int32_t i = 0; i < l->n && !differs[f]; i++)
+      for (int32_t j = i + 1; j < l->n && !differs[f]; j++)
+        differs[f] = !same_text(l->c[i].label, l->c[j].label) &&
+                     !same_text(l->c[i].field[f], l->c[j].field[f]);
+    any |= differs[f];
+  }
+  if (!any) return 0;
+#define PUT(...)                                                                               \
+  do {                                                                                         \
+    int w_ = snprintf(len < n ? buf + len : NULL, len < n ? n - len : 0, __VA_ARGS__);         \
+    len += w_ > 0 ? (size_t)w_ : 0;                                                            \
+  } while (0)
+  PUT("Limits that differ between labels:");
+  /* Configurations in plan order (l->c is sorted by key once loaded). */
+  int32_t *order = malloc((size_t)l->n * sizeof *order);
+  if (!order) return (int)len;
+  for (int32_t i = 0; i < l->n; i++) order[i] = i;
+  for (int32_t i = 1; i < l->n; i++) /* insertion sort: a report's labels are few */
+    for (int32_t j = i; j > 0 && l->c[order[j]].first < l->c[order[j - 1]].first; j--) {
+      int32_t t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  for (int32_t i = 0; i < l->n; i++) {
+    if (i == max_lines) {
+      PUT("\n  and %d more", (int)(l->n - i));
+      break;
+    }
+    const lb_config *c = &l->c[order[i]];
+    PUT("\n  %s:", c->name ? c->name : c->label ? c->label : "");
+    for (int f = F_STEPS; f < F_N; f++)
+      if (differs[f]) {
+        const char *v = c->field[f];
+        /* A limit of 0 is no limit. */
+        if (v && !field_is_text[f] && strtod(v, NULL) == 0) v = "none";
+        PUT(" %s=%s", field_name[f], v ? v : "unknown");
+      }
+  }
+#undef PUT
+  free(order);
+  return (int)len;
+}
+
 int farm_labels_refuse_mixed(const farm_labels *l, mapf_diag *err) {
   if (l->nmixed == 0) return 0;
   const lb_mixed *m = &l->mixed[0];

@@ -44,6 +44,12 @@ const char *farm_labels_name(const farm_labels *l, const char *key);
  * of them, then "and N more". Returns the length written, as snprintf does. */
 int farm_labels_describe(const farm_labels *l, int max_lines, char *buf, size_t n);
 
+/* Where labels run under different limits or execution rules (per-algorithm limits, or plans
+ * run into one file): "Limits that differ between labels:" and one line per label (at most
+ * max_lines, then "and N more") with the differing fields, "  FAR no budget: work=0". Nothing
+ * when every configuration has the same. Returns the length written, as snprintf does. */
+int farm_labels_describe_limits(const farm_labels *l, int max_lines, char *buf, size_t n);
+
 /* For tables that cannot show configurations apart: 0 when every label has one, otherwise -1
  * with err naming the first mixed label, what differs with the values, and a --where that
  * selects one of them. */

@@ -1646,6 +1646,11 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
     nl += w > 0 ? (size_t)w : 0;
     if (nl < sizeof notes) nl += (size_t)snprintf(notes + nl, sizeof notes - nl, "\n");
   }
+  if (label_dim && nl < sizeof notes) {
+    int w = farm_labels_describe_limits(lb, 10, notes + nl, sizeof notes - nl);
+    nl += w > 0 ? (size_t)w : 0;
+    if (w > 0 && nl < sizeof notes) nl += (size_t)snprintf(notes + nl, sizeof notes - nl, "\n");
+  }
   if (unequal && nl < sizeof notes)
     snprintf(notes + nl, sizeof notes - nl,
              "Cells average unequal numbers of jobs (%lld to %lld): each cell's count is in "

@@ -1015,6 +1015,23 @@ Test(cli, a_work_budget_and_per_algorithm_limits_do_not_depend_on_threads_or_sha
   cr_assert_gt(want, 0);
   cr_assert_eq((int64_t)llround(shown * 1e12), want, "%s", out);
   free(out);
+  /* A report names the limits that differ between its labels, per label. */
+  cr_assert_eq(mapfarm(&out, &err, "report --db '%s' completion-rate", db[0]), 0, "%s", err);
+  free(err);
+  cr_assert_not_null(strstr(out, "\nLimits that differ between labels:\n  BMAA*: steps=500 "
+                                 "work=0.004\n"),
+                     "%s", out);
+  cr_assert_not_null(strstr(out, "\n  BMAA* 40 steps: steps=40 work=0.004\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "\n  FAR no budget: steps=500 work=none\n"), "%s", out);
+  free(out);
+  /* and says nothing where every label has the same. */
+  cr_assert_eq(mapfarm(&out, &err, "report --db '%s' completion-rate --where \"label IN "
+                                   "('BMAA*', 'FAR')\"",
+                       db[0]),
+               0, "%s", err);
+  free(err);
+  cr_assert_null(strstr(out, "Limits that differ"), "%s", out);
+  free(out);
 }
 
 /* `replay` rebuilds a stored job from its run's plan text and reproduces every deterministic

@@ -394,6 +394,13 @@ Test(report, a_label_of_several_configurations_is_split_or_refused) {
                    "\"W\" holds 2 configurations, shown apart by steps\n"
                    "\"B\" holds 2 configurations, shown apart by vision\n"
                    "\"X\" holds 2 configurations, shown apart by algorithm\n"
+                   "Limits that differ between labels:\n"
+                   "  W [steps=1000]: steps=1000\n"
+                   "  W [steps=50]: steps=50\n"
+                   "  B [vision=1]: steps=1000\n"
+                   "  B [vision=2]: steps=1000\n"
+                   "  X [algorithm=bmaa]: steps=1000\n"
+                   "  X [algorithm=far]: steps=1000\n"
                    "Cells average unequal numbers of jobs (1 to 2): each cell's count is in "
                    "parentheses\n");
   free(text);
