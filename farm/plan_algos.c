@@ -1087,6 +1087,16 @@ static void differing_placeholders(const mapf_algo_def *def, const mapf_params *
  * parameters) are an error: every table groups by label, and would average them as one. This
  * catches two entries with one plain label, and a template that leaves out a varied parameter.
  * One message per entry, at its first clash, in plan order. O(C log C) for C combinations. */
+
+/* " under limits {steps: S, ...}" for a message: the limits an entry's jobs run under. */
+static void limits_json(const mapf_limits *l, char *buf, size_t n) {
+  char secs[40], work[40];
+  mapf_format_real(l->seconds, MAPF_REAL_DIGITS, secs, sizeof secs);
+  mapf_format_real(l->work, MAPF_REAL_DIGITS, work, sizeof work);
+  snprintf(buf, n, " under limits {steps: %lld, seconds: %s, expansions: %lld, work: %s}",
+           (long long)l->steps, secs, (long long)l->expansions, work);
+}
+
 static void check_label_repeats(pctx *c, const farm_plan *plan, long long total) {
   label_key *k = malloc((size_t)(total ? total : 1) * sizeof *k);
   if (!k) {
@@ -1141,6 +1151,12 @@ static void check_label_repeats(pctx *c, const farm_plan *plan, long long total)
     mapf_params_json(fa->def, &fp, fjson, sizeof fjson);
     hint_text[0] = '\0';
     if (la->def == fa->def) differing_placeholders(la->def, &lp, &fp, hint_text, sizeof hint_text);
+    /* Entries that differ only in their own limits: say so, or the two look alike. */
+    mapf_limits ll = farm_algo_limits(plan, la), fl = farm_algo_limits(plan, fa);
+    if (memcmp(&ll, &fl, sizeof ll) != 0) {
+      limits_json(&fl, fjson + strlen(fjson), sizeof fjson - strlen(fjson));
+      limits_json(&ll, ljson + strlen(ljson), sizeof ljson - strlen(ljson));
+    }
     if (first->algo == later->algo)
       farm__plan_perr(
           c, la->line, la->col,

@@ -625,6 +625,13 @@ Test(plan, one_label_names_one_configuration) {
        "{\"expansions\":32,\"flow\":false,\"moves\":4,\"push\":false,\"vision\":3} and "
        "{\"expansions\":32,\"flow\":false,\"moves\":8,\"push\":false,\"vision\":3}; name every "
        "varied parameter in the label (add {moves})"},
+      /* Entries that differ only in their own limits: the message shows them. */
+      {"  - {name: far}\n  - {name: far, limits: {steps: 20}}\n",
+       "mem/plan.yaml:6:5: error: label \"FAR\" is also the label of the entry at line 5, column "
+       "5, which has another configuration (far {\"flow\":true,\"replan_after\":5,"
+       "\"reservation\":3} under limits {steps: 10000, seconds: 0, expansions: 0, work: 0} there, "
+       "far {\"flow\":true,\"replan_after\":5,\"reservation\":3} under limits {steps: 20, "
+       "seconds: 0, expansions: 0, work: 0} here)"},
       /* An automatic label meeting a plain one. */
       {"  - {name: whca, params: {window: [4, 8]}}\n"
        "  - {name: whca, label: \"WHCA* window=8\", params: {window: 8, wait: 2}}\n",
