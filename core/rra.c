@@ -6,10 +6,15 @@
 #include <string.h>
 
 #include "heap.h"
+#include "search_int.h"
 
-/* f-values closer than this are equal. RRA* sums doubles; costs are a + b sqrt(2) with integer
- * a, b, so real differences are far larger on maps of up to 2^26 cells. */
-#define RRA_EPS 1e-9
+/* Costs are exact pairs a + b sqrt(2) (search_int.h) and the open list orders their integer
+ * keys. Before, they were doubles summed move by move and compared with an epsilon of 1e-9;
+ * different costs differ by far more than the sums' rounding, so both orders are the same and
+ * so are the expansions, while a comparison is one or two integer comparisons (the doubles'
+ * took most of WHCA*'s instructions). */
+#define RRA_NONE INT32_MAX /* g.a of a cell not generated */
+#define RRA_LO_BITS 26     /* bits of the key of g in lo */
 
 void mapf__rra_start(mapf__rra *r, const mapf_grid *g, int32_t goal, int32_t target) {
   memset(r, 0, sizeof *r);
@@ -70,8 +75,7 @@ static int dir_grow(mapf__rra *r) {
 
 /* The block with this id; when it does not exist, a new one (every g INFINITY) if create,
  * else NULL. *oom is set when memory runs out. */
-static mapf__rra_block *block_of(mapf__rra *r, int32_t id, int create, int *oom) {
-  if (id == r->last_id) return r->last;
+static mapf__rra_block *block_find(mapf__rra *r, int32_t id, int create, int *oom) {
   if (r->dir_cap > 0) {
     for (uint32_t i = dir_home(id, r->dir_cap);; i = (i + 1) & (uint32_t)(r->dir_cap - 1)) {
       if (r->dir_key[i] == id) {
@@ -85,7 +89,7 @@ static mapf__rra_block *block_of(mapf__rra *r, int32_t id, int create, int *oom)
   if ((r->nblock + 1) * 2 > r->dir_cap && dir_grow(r) < 0) return *oom = 1, NULL;
   mapf__rra_block *b = malloc(sizeof *b);
   if (!b) return *oom = 1, NULL;
-  for (int k = 0; k < 64; k++) b->g[k] = INFINITY;
+  for (int k = 0; k < 64; k++) b->g[k].a = RRA_NONE, b->g[k].b = 0;
   b->closed = 0;
   uint32_t i = dir_home(id, r->dir_cap);
   while (r->dir_key[i] >= 0) i = (i + 1) & (uint32_t)(r->dir_cap - 1);
@@ -96,38 +100,60 @@ static mapf__rra_block *block_of(mapf__rra *r, int32_t id, int create, int *oom)
   return r->last = b;
 }
 
+/* block_find with the last block looked up first, inline: most moves stay in a block. */
+MAPF__INLINE mapf__rra_block *block_of(mapf__rra *r, int32_t id, int create, int *oom) {
+  if (id == r->last_id) return r->last;
+  return block_find(r, id, create, oom);
+}
+
 static inline int32_t block_id(const mapf__rra *r, int32_t x, int32_t y) {
   return (y >> 3) * r->bw + (x >> 3);
 }
 
 static inline int bit_of(int32_t x, int32_t y) { return (y & 7) << 3 | (x & 7); }
 
+/* One 128-bit comparison, without branches (GCC and Clang on 64-bit targets). */
 static inline int entry_before(const mapf__rra_entry *a, const mapf__rra_entry *b) {
-  if (a->f < b->f - RRA_EPS) return 1;
-  if (a->f > b->f + RRA_EPS) return 0;
-  if (a->g > b->g + RRA_EPS) return 1;
-  if (a->g < b->g - RRA_EPS) return 0;
-  return a->seq < b->seq;
+  __extension__ typedef unsigned __int128 u128;
+  return ((u128)a->hi << 64 | a->lo) < ((u128)b->hi << 64 | b->lo);
 }
 
 MAPF__HEAP_DEFINE(rra_heap, mapf__rra_entry, entry_before)
 
+static inline mapf__cost2 cost_of(const mapf__rra_block *b, int k) {
+  mapf__cost2 c = {b->g[k].a, b->g[k].b};
+  return c;
+}
+
 /* The open lists of 1,000 agents are a good part of the memory: they start small. */
-static int heap_push(mapf__rra *r, int32_t cell, double g, double f) {
-  mapf__rra_entry e = {f, g, r->seq++, cell};
+static int heap_push(mapf__rra *r, int32_t cell, uint64_t fkey, uint64_t gkey) {
+  uint64_t gc = MAPF__KEY_MAX - gkey;
+  mapf__rra_entry e = {fkey << (64 - MAPF__KEY_BITS) | gc >> RRA_LO_BITS,
+                       (gc & ((UINT64_C(1) << RRA_LO_BITS) - 1)) << 32 | r->seq++, cell};
   return rra_heap_push(&r->heap, &r->heap_len, &r->heap_cap, 64, e);
 }
 
-/* Gives cell (at x, y) the value ng and opens it, unless it is closed or has g <= ng already.
+/* The key of g of an entry. */
+static inline uint64_t entry_gkey(const mapf__rra_entry *e) {
+  uint64_t gc = (e->hi & ((UINT64_C(1) << (64 - MAPF__KEY_BITS)) - 1)) << RRA_LO_BITS |
+                e->lo >> 32;
+  return MAPF__KEY_MAX - gc;
+}
+
+/* Gives cell (at x, y) the cost ng and opens it, unless it is closed or has g <= ng already.
  * Returns -1 when out of memory. */
-static int relax(mapf__rra *r, int32_t cell, int32_t x, int32_t y, double ng) {
+MAPF__INLINE int relax(mapf__rra *r, int32_t cell, int32_t x, int32_t y, mapf__cost2 ng) {
   int oom = 0;
   mapf__rra_block *b = block_of(r, block_id(r, x, y), 1, &oom);
   if (!b) return -1;
   int k = bit_of(x, y);
-  if ((b->closed >> k & 1) || b->g[k] <= ng + RRA_EPS) return 0;
-  b->g[k] = ng;
-  return heap_push(r, cell, ng, ng + mapf_octile_xy(x, y, r->tx, r->ty));
+  if (b->closed >> k & 1) return 0;
+  uint64_t gkey = mapf__cost_key(ng);
+  if (b->g[k].a != RRA_NONE && mapf__cost_key(cost_of(b, k)) <= gkey) return 0;
+  b->g[k].a = ng.a;
+  b->g[k].b = ng.b;
+  mapf__cost2 h = mapf__octile2(x, y, r->tx, r->ty), f = {ng.a + h.a, ng.b + h.b};
+  return heap_push(r, cell, mapf__cost_key(f), gkey);
 }
 
 /* Silver's RESUMERRA*(N), with one change: the expanded node's successors are generated before
@@ -137,30 +163,34 @@ double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *e
   int32_t x = mapf_grid_x(g, cell), y = mapf_grid_y(g, cell);
   if (r->nblock == 0) {
     int32_t gx = mapf_grid_x(g, r->goal), gy = mapf_grid_y(g, r->goal);
-    if (relax(r, r->goal, gx, gy, 0) < 0) return -1;
+    mapf__cost2 zero = {0, 0};
+    if (relax(r, r->goal, gx, gy, zero) < 0) return -1;
   }
   int oom = 0;
   mapf__rra_block *b = block_of(r, block_id(r, x, y), 0, &oom);
   int k = bit_of(x, y);
-  if (b && (b->closed >> k & 1)) return b->g[k];
+  if (b && (b->closed >> k & 1)) return mapf__cost_of(cost_of(b, k));
   while (r->heap_len > 0) {
     mapf__rra_entry e = rra_heap_pop(r->heap, &r->heap_len);
     int32_t u = e.cell;
     int32_t ux = u % r->width, uy = u / r->width;
     mapf__rra_block *ub = block_of(r, block_id(r, ux, uy), 0, &oom);
     int uk = bit_of(ux, uy);
-    if ((ub->closed >> uk & 1) || e.g > ub->g[uk] + RRA_EPS) continue; /* stale */
+    if (ub->closed >> uk & 1) continue; /* stale */
+    mapf__cost2 ug = cost_of(ub, uk);
+    if (entry_gkey(&e) > mapf__cost_key(ug)) continue; /* stale: g has dropped since */
     ub->closed |= (uint64_t)1 << uk;
     r->closed++;
     (*expansions)++;
     uint8_t m = g->moves[u];
     for (int d = 0; d < 8; d++) {
       if (!(m >> d & 1)) continue;
-      if (relax(r, u + g->offset[d], ux + mapf_dir_dx[d], uy + mapf_dir_dy[d],
-                e.g + mapf_dir_cost[d]) < 0)
+      int diag = d >= MAPF_DIR_NE; /* the diagonals come last in mapf_dir */
+      mapf__cost2 ng = {ug.a + !diag, ug.b + diag};
+      if (relax(r, u + g->offset[d], ux + mapf_dir_dx[d], uy + mapf_dir_dy[d], ng) < 0)
         return -1;
     }
-    if (u == cell) return e.g;
+    if (u == cell) return mapf__cost_of(ug);
   }
   return INFINITY;
 }

@@ -18,15 +18,21 @@
 
 #include "grid.h"
 
-/* 64 cells: g (INFINITY until generated) and a closed bit each. */
+/* 64 cells: g as an exact cost a + b sqrt(2) (a = INT32_MAX until generated) and a closed bit
+ * each. */
 typedef struct mapf__rra_block {
-  double g[64];
+  struct {
+    int32_t a, b;
+  } g[64];
   uint64_t closed;
 } mapf__rra_block;
 
+/* An open-list entry. hi and lo, compared as one 128-bit integer, order entries as the open
+ * list does (lowest f, then highest g, then first in first out): the exact integer keys of
+ * search_int.h, from the top the key of f (45 bits), the complement of the key of g (45) and
+ * the insertion number (32). */
 typedef struct mapf__rra_entry {
-  double f, g;
-  uint32_t seq; /* insertion order: first in first out among equal f and g */
+  uint64_t hi, lo;
   int32_t cell;
 } mapf__rra_entry;
 
