@@ -1,5 +1,6 @@
 /* heap.h: the binary min-heap of the searches whose open-list entries are structs compared by
- * a function (DM's A*, WHCA*'s space-time A*, RRA*), made for each entry type by one macro.
+ * a function (DM's A*, WHCA*'s space-time A*, RRA*, whose entries hold exact integer keys),
+ * made for each entry type by one macro.
  * Internal to core/.
  *
  *   MAPF__HEAP_DEFINE(prefix, type, before)
