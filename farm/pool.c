@@ -31,9 +31,20 @@ typedef struct pool {
   omp_lock_t writer_lock; /* guards the store, the counters and last_flush */
   job_queue queue;
   double t0, last_flush;
+  double every;           /* commit at least this often (seconds) */
+  double txn_start;       /* when the open transaction began; 0: none open */
+  farm_put_counts txn;    /* what the open transaction holds, counted in sum at its commit */
   int failed;             /* a write failed: start no new job */
   mapf_diag err;          /* why, when failed */
 } pool;
+
+/* Why a worker writes the queue. */
+enum {
+  FLUSH_FULL,  /* the queue holds a batch: write it if the writer lock is free */
+  FLUSH_OLD,   /* the queue waited `every` (slow jobs): write and commit if the lock is free */
+  FLUSH_WAIT,  /* the queue holds four batches: wait for the lock (back-pressure) */
+  FLUSH_FINAL  /* the end: wait for the lock, write, commit */
+};
 
 static double now_seconds(void) {
   struct timespec ts;
@@ -50,9 +61,18 @@ static int by_key(const void *a, const void *b) {
   return strcmp(((const farm_record *)a)->job_key, ((const farm_record *)b)->job_key);
 }
 
-/* Writes a batch (the caller holds writer_lock). */
+/* Writes a batch into the open transaction, opening one if there is none (the caller holds
+ * writer_lock). */
 static void write_batch(pool *p, done_job *items, int32_t n) {
   if (n == 0 || p->failed) return;
+  if (p->txn_start == 0) {
+    if (farm_store_begin(p->st, &p->err) < 0) {
+#pragma omp atomic write
+      p->failed = 1;
+      return;
+    }
+    p->txn_start = now_seconds();
+  }
   farm_record *recs = calloc((size_t)n, sizeof *recs);
   if (!recs) {
     farm_err(&p->err, "out of memory writing results");
@@ -66,24 +86,45 @@ static void write_batch(pool *p, done_job *items, int32_t n) {
   /* Keys are hashes: in key order, one batch touches each index page once. */
   qsort(recs, (size_t)n, sizeof *recs, by_key);
   if (farm_store_put(p->st, p->run_id, recs, n, &p->err) < 0) {
+    p->txn_start = 0; /* rolled back, with every batch it held */
 #pragma omp atomic write
     p->failed = 1;
   } else {
-    /* Counted as stored, not as computed, so the runs row counts exactly this run's rows. */
     farm_put_counts c;
     farm_store_last_put(p->st, &c);
-    p->sum->ok += c.ok;
-    p->sum->limit += c.limit;
-    p->sum->error += c.error;
-    p->sum->skipped += c.present;
-    p->sum->done += c.ok + c.limit + c.error;
+    p->txn.ok += c.ok;
+    p->txn.limit += c.limit;
+    p->txn.error += c.error;
+    p->txn.present += c.present;
   }
   free(recs);
 }
 
-/* Takes the queue and writes it, if this thread can get the writer lock (or must: final). */
-static void flush(pool *p, int force) {
-  if (force)
+/* Commits the open transaction (the caller holds writer_lock). Its rows are counted as stored
+ * only now, so the runs row counts exactly the rows this run committed. */
+static void commit(pool *p) {
+  if (p->txn_start == 0) return; /* none, or rolled back by a failed write */
+  p->txn_start = 0;
+  if (farm_store_commit(p->st, &p->err) < 0) {
+#pragma omp atomic write
+    p->failed = 1;
+    return;
+  }
+  p->sum->ok += p->txn.ok;
+  p->sum->limit += p->txn.limit;
+  p->sum->error += p->txn.error;
+  p->sum->skipped += p->txn.present;
+  p->sum->done += p->txn.ok + p->txn.limit + p->txn.error;
+  memset(&p->txn, 0, sizeof p->txn);
+}
+
+/* Takes the queue and writes it, if this thread can get the writer lock (or must: FLUSH_WAIT
+ * and FLUSH_FINAL). The transaction stays open across batches and is committed once it is
+ * `every` old: a commit writes each page it changed once, and the pages of the job_key index,
+ * on which keys land at random, are most of them; so the longer it is, the fewer pages each job
+ * costs. A queue that waited `every` means jobs finish slowly: it is committed at once. */
+static void flush(pool *p, int why) {
+  if (why == FLUSH_WAIT || why == FLUSH_FINAL)
     omp_set_lock(&p->writer_lock);
   else if (!omp_test_lock(&p->writer_lock))
     return;
@@ -97,9 +138,12 @@ static void flush(pool *p, int force) {
   for (int32_t i = 0; i < q.n; i++) mapf_result_clear(&q.items[i].res);
   free(q.items);
   double t = now_seconds();
+  int committed = p->txn_start != 0 &&
+                  (why == FLUSH_OLD || why == FLUSH_FINAL || t - p->txn_start >= p->every);
+  if (committed) commit(p);
 #pragma omp atomic write
   p->last_flush = t;
-  if (p->opts->progress && (q.n > 0 || force))
+  if (p->opts->progress && (committed || why == FLUSH_FINAL))
     p->opts->progress(p->opts->progress_ud, p->sum->done, p->sum->pending, p->sum->error,
                       t - p->t0, 0);
   omp_unset_lock(&p->writer_lock);
@@ -269,6 +313,7 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
   omp_init_lock(&p.writer_lock);
   int32_t batch = opts->batch > 0 ? opts->batch : 1024;
   double every = opts->flush_seconds > 0 ? opts->flush_seconds : 1.0;
+  p.every = every;
   int stopped = 0;
 
 #pragma omp parallel num_threads(threads)
@@ -300,13 +345,15 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
        * worker that finds the queue at four batches waits to write, so memory stays bounded
        * whatever the number of jobs. */
       if (n >= 4 * batch)
-        flush(&p, 1);
-      else if (n >= batch || now_seconds() - last >= every)
-        flush(&p, 0);
+        flush(&p, FLUSH_WAIT);
+      else if (n >= batch)
+        flush(&p, FLUSH_FULL);
+      else if (now_seconds() - last >= every)
+        flush(&p, FLUSH_OLD);
     }
     mapf_workspace_free(ws);
   }
-  flush(&p, 1);
+  flush(&p, FLUSH_FINAL);
   sum->seconds = now_seconds() - p.t0;
   sum->interrupted = stopped && !p.failed;
   free(todo);

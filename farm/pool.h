@@ -3,8 +3,9 @@
  * Workers only compute: each takes the next pending job (dynamic scheduling), builds its
  * instance, runs it on its own mapf_workspace (scratch memory reused across jobs) and queues
  * the result. Whichever worker finds the queue full (or old) and the writer lock free writes the
- * queue in one transaction; the SQLite connection is only ever used under that lock, so there
- * is one writer and workers never wait on it (omp_test_lock). */
+ * queue into the open transaction, which is committed once it is flush_seconds old; the SQLite
+ * connection is only ever used under that lock, so there is one writer and workers never wait
+ * on it (omp_test_lock) unless four batches are queued. */
 #ifndef FARM_POOL_H
 #define FARM_POOL_H
 
@@ -24,8 +25,8 @@ typedef struct farm_run_opts {
   int32_t threads;         /* 0: all cores */
   int32_t shard_index;     /* 1-based; with shard_count, runs the jobs whose key falls in */
   int32_t shard_count;     /* this shard (1/1: all) */
-  int32_t batch;           /* results per transaction (0: 1024) */
-  double flush_seconds;    /* write at least this often (0: 1 s) */
+  int32_t batch;           /* results written at a time (0: 1024) */
+  double flush_seconds;    /* commit at least this often (0: 1 s) */
   farm_progress_fn progress;
   void *progress_ud;
   const volatile sig_atomic_t *stop; /* when set, workers start no new job */

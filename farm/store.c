@@ -79,6 +79,7 @@ struct farm_store {
    * batch (a program other than mapfarm may write the file between batches) and raised as rows
    * are written. */
   int64_t agents_top, series_top;
+  int txn; /* inside a transaction of farm_store_begin, which farm_store_put joins */
   sqlite3_stmt *run_begin, *run_end;
   sqlite3_stmt *keys;
   farm_put_counts last_put; /* what the last farm_store_put wrote */
@@ -1355,6 +1356,47 @@ static int put_one(farm_store *st, int64_t run_id, const farm_record *r, const c
   return put_agents(st, r, id, err);
 }
 
+/* Opens a write transaction and reads where the agent and coherence rows end: nothing else
+ * writes the file until it ends, so once per transaction is enough. */
+static int txn_begin(farm_store *st, mapf_diag *err) {
+  if (step_done(st, st->begin, "cannot start a transaction", err) < 0) return -1;
+  if (agents_max(st, err) < 0) {
+    farm_store_rollback(st);
+    return -1;
+  }
+  return 0;
+}
+
+int farm_store_begin(farm_store *st, mapf_diag *err) {
+  if (refuse_readonly(st, err) < 0) return -1;
+  if (st->txn) {
+    farm_err(err, "%s: a transaction is already open", st->path);
+    return -1;
+  }
+  if (txn_begin(st, err) < 0) return -1;
+  st->txn = 1;
+  return 0;
+}
+
+int farm_store_commit(farm_store *st, mapf_diag *err) {
+  if (!st->txn) return 0;
+  st->txn = 0;
+  if (step_done(st, st->commit, "cannot commit results", err) < 0) {
+    farm_store_rollback(st);
+    return -1;
+  }
+  return 0;
+}
+
+void farm_store_rollback(farm_store *st) {
+  st->txn = 0;
+  /* Some errors (I/O, a full disk) end the transaction themselves. */
+  if (!sqlite3_get_autocommit(st->db)) {
+    sqlite3_step(st->rollback);
+    sqlite3_reset(st->rollback);
+  }
+}
+
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
                    mapf_diag *err) {
   if (refuse_readonly(st, err) < 0) return -1;
@@ -1362,9 +1404,10 @@ int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int3
   if (n <= 0) return 0;
   for (int32_t i = 0; i < n; i++)
     if (check_record(st, &recs[i], i, err) < 0) return -1;
-  if (step_done(st, st->begin, "cannot start a transaction", err) < 0) return -1;
-  /* One time for the whole batch (the rows are committed together), formatted here rather than
-   * by strftime('now') in SQL for every row. */
+  int own = !st->txn; /* a transaction of its own, or the caller's */
+  if (own && txn_begin(st, err) < 0) return -1;
+  /* One time for the whole batch, formatted here rather than by strftime('now') in SQL for
+   * every row. */
   char now[32];
   time_t t = time(NULL);
   struct tm tm;
@@ -1372,18 +1415,13 @@ int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int3
     farm_err(err, "%s: cannot read the clock", st->path);
     goto fail;
   }
-  if (agents_max(st, err) < 0) goto fail;
   for (int32_t i = 0; i < n; i++)
     if (put_one(st, run_id, &recs[i], now, err) < 0) goto fail;
-  if (step_done(st, st->commit, "cannot commit results", err) < 0) goto fail;
+  if (own && step_done(st, st->commit, "cannot commit results", err) < 0) goto fail;
   return 0;
 fail:
   memset(&st->last_put, 0, sizeof st->last_put);
-  /* Some errors (I/O, a full disk) end the transaction themselves. */
-  if (!sqlite3_get_autocommit(st->db)) {
-    sqlite3_step(st->rollback);
-    sqlite3_reset(st->rollback);
-  }
+  farm_store_rollback(st);
   return -1;
 }
 

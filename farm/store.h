@@ -123,9 +123,18 @@ int farm_store_fill_limits(farm_store *st, mapf_diag *err);
 
 /* Writes n records and their agent rows in one transaction. Keys already present are left as
  * they are, except rows with status error, which a new result replaces. Returns 0, or -1 with
- * err (the transaction is rolled back). */
+ * err (the transaction is rolled back). Inside a transaction of farm_store_begin, the rows join
+ * it instead, and a failure rolls back the whole of it: every put since farm_store_begin. */
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
                    mapf_diag *err);
+
+/* One transaction for many farm_store_put calls (the pool's: a commit writes every page it
+ * changed once, however many puts changed it). farm_store_begin returns 0, or -1 with err;
+ * farm_store_commit returns 0 (also when no transaction is open), or -1 with err after rolling
+ * it back; farm_store_rollback ends it, discarding its rows. */
+int farm_store_begin(farm_store *st, mapf_diag *err);
+int farm_store_commit(farm_store *st, mapf_diag *err);
+void farm_store_rollback(farm_store *st);
 
 /* What the last successful farm_store_put on st wrote: rows stored (new, or replacing an error
  * row), by the status stored, and records left out because their key was already there. */

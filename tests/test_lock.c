@@ -373,6 +373,7 @@ Test(lock, a_runs_row_counts_exactly_the_rows_its_run_stored) {
   farm_run_opts ro = {0};
   ro.threads = 1;
   ro.batch = 5;
+  ro.flush_seconds = 1e-9; /* a commit after every batch, so the other writer comes in between */
   ro.progress = intrude;
   ro.progress_ud = &in;
   farm_run_summary sum;
