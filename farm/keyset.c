@@ -6,8 +6,10 @@
 
 static int key_zero(mapf_hash128 k) { return k.hi == 0 && k.lo == 0; }
 
-static int grow(farm_keyset *s) {
-  int64_t cap = s->cap ? s->cap * 2 : 1024;
+/* At most three slots in four are used: keys are uniform, so linear probing stays short. */
+static int full(int64_t n, int64_t cap) { return n * 4 > cap * 3; }
+
+static int resize(farm_keyset *s, int64_t cap) {
   mapf_hash128 *slots = calloc((size_t)cap, sizeof *slots);
   if (!slots) return -1;
   for (int64_t i = 0; i < s->cap; i++) {
@@ -29,7 +31,7 @@ int farm_keyset_add(farm_keyset *s, mapf_hash128 k) {
     s->has_zero = 1;
     return !was;
   }
-  if ((s->n + 1) * 2 > s->cap && grow(s) < 0) return -1;
+  if (full(s->n + 1, s->cap) && resize(s, s->cap ? s->cap * 2 : 1024) < 0) return -1;
   int64_t j = (int64_t)(k.lo & (uint64_t)(s->cap - 1));
   while (!key_zero(s->slots[j])) {
     if (s->slots[j].hi == k.hi && s->slots[j].lo == k.lo) return 0;
@@ -38,6 +40,12 @@ int farm_keyset_add(farm_keyset *s, mapf_hash128 k) {
   s->slots[j] = k;
   s->n++;
   return 1;
+}
+
+int farm_keyset_reserve(farm_keyset *s, int64_t n) {
+  int64_t cap = s->cap ? s->cap : 1024;
+  while (full(n, cap)) cap *= 2;
+  return cap > s->cap ? resize(s, cap) : 0;
 }
 
 int farm_keyset_has(const farm_keyset *s, mapf_hash128 k) {
