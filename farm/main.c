@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -52,7 +53,7 @@ enum {
   O_PROBLEM, O_GENERATOR, O_GENERATOR_PARAM, O_SEED, O_ALGO, O_PARAM, O_STEPS, O_SECONDS,
   O_EXPANSIONS, O_WORK, O_EXECUTION, O_TRACE, O_HTML, O_EXPORT_SCEN, O_FORMAT, O_MAX_AGENTS,
   O_ROWS, O_COLS, O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN, O_INSTANCES,
-  O_TRACES, O_TRACE_WHERE, O_ALGO_SEED
+  O_TRACES, O_TRACE_WHERE, O_ALGO_SEED, O_DISCARD
 };
 
 #define OPT_MAPS                                                                             \
@@ -95,6 +96,13 @@ static const farm_cli_opt run_opts[] = {
     {O_TRACE_WHERE, "trace-where", "SQL",
      "which jobs get a trace: a condition on results (default: every job)"},
     {0}};
+static const farm_cli_opt bench_farm_opts[] = {
+    {O_DB, "db", "FILE", "a new database to run the jobs into (refused when the file exists)"},
+    {O_DISCARD, "discard", NULL,
+     "run the jobs and drop their results, with no database: the compute-only rate"},
+    {O_THREADS, "threads", "N", "worker threads (default: OpenMP's, one per core)"},
+    {O_SHARD, "shard", "I/N", "run only the I-th of N equal shares of the jobs"},
+    OPT_MAPS, {0}};
 static const farm_cli_opt expand_opts[] = {
     {O_LIST, "list", NULL, "list every job: key, map, generator, agents, algorithm, params"},
     OPT_MAPS, {0}};
@@ -188,6 +196,7 @@ static int cmd_algorithms(const farm_cli_cmd *, int, char **);
 static int cmd_generators(const farm_cli_cmd *, int, char **);
 static int cmd_reports(const farm_cli_cmd *, int, char **);
 static int cmd_bench(const farm_cli_cmd *, int, char **);
+static int cmd_bench_farm(const farm_cli_cmd *, int, char **);
 static int cmd_calibrate(const farm_cli_cmd *, int, char **);
 static int cmd_replay(const farm_cli_cmd *, int, char **);
 static int cmd_version(const farm_cli_cmd *, int, char **);
@@ -242,6 +251,9 @@ static const farm_cli_cmd commands[] = {
     {"bench sim",
      "--map MAP [--agents N[,N...]] [--algo NAME] [--steps N] [--seed S] [--maps DIR]",
      "agent-steps per second of every multi-agent algorithm", bench_sim_opts, cmd_bench},
+    {"bench farm", "PLAN.yaml (--db FILE | --discard) [--threads N] [--shard I/N]\n[--maps DIR]",
+     "jobs per second of a plan run as `run` runs it, and its writer's CPU time per job",
+     bench_farm_opts, cmd_bench_farm},
     {"replay", "JOB_KEY --db FILE [--trace FILE] [--html FILE] [--maps DIR]",
      "run a stored job again from its run's plan and compare every deterministic column",
      replay_opts, cmd_replay},
@@ -494,6 +506,19 @@ static int cmd_expand(const farm_cli_cmd *cmd, int argc, char **argv) {
 
 /* ---- mapfarm run --------------------------------------------------------------------- */
 
+/* --shard I/N: 0 and *index, *count, or -1. */
+static int parse_shard(const char *v, long long *index, long long *count) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s", v);
+  char *slash = strchr(buf, '/');
+  if (!slash) return -1;
+  *slash = '\0';
+  return parse_long(buf, 1, 1000000, index) == 0 &&
+                 parse_long(slash + 1, 1, 1000000, count) == 0 && *index <= *count
+             ? 0
+             : -1;
+}
+
 static int write_run_traces(farm_space *sp, farm_store *st, const char *dir, const char *where);
 struct trace;
 static int write_trace_outputs(struct trace *tr, const mapf_instance *inst, const char *map_path,
@@ -523,19 +548,10 @@ static int cmd_run(const farm_cli_cmd *cmd, int argc, char **argv) {
       if (parse_long(v, 1, 4096, &threads) < 0)
         return usage_error(cmd, "--threads: expected an integer in [1, 4096], found \"%s\"", v);
       break;
-    case O_SHARD: {
-      int ok = 0;
-      char buf[64];
-      snprintf(buf, sizeof buf, "%s", v);
-      char *slash = strchr(buf, '/');
-      if (slash) {
-        *slash = '\0';
-        ok = parse_long(buf, 1, 1000000, &si) == 0 &&
-             parse_long(slash + 1, 1, 1000000, &sn) == 0 && si <= sn;
-      }
-      if (!ok) return usage_error(cmd, "--shard: expected I/N with 1 <= I <= N, found \"%s\"", v);
+    case O_SHARD:
+      if (parse_shard(v, &si, &sn) < 0)
+        return usage_error(cmd, "--shard: expected I/N with 1 <= I <= N, found \"%s\"", v);
       break;
-    }
     case O_MAPS:
       map_dirs_add(&md, v);
       break;
@@ -2208,6 +2224,92 @@ static int cmd_bench(const farm_cli_cmd *cmd, int argc, char **argv) {
     }
   }
   mapf_grid_free(g);
+  free(md.env);
+  return status;
+}
+
+/* `bench farm`: a plan's pending jobs through the pool, as `run` runs them (into a new
+ * database), or with --discard run and dropped (the compute-only rate, docs/performance.md).
+ * Prints one line of figures; writer_cpu_s is the CPU time of the writes, so 1e6 /
+ * writer_us_per_job is the rate that the one writer sustains alone, on any number of cores. */
+static int cmd_bench_farm(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *plan_path = NULL, *db = NULL, *v;
+  long long threads = 0, si = 1, sn = 1;
+  int discard = 0;
+  map_dirs md = {0};
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      if (plan_path) return usage_error(cmd, "unexpected argument \"%s\"", v);
+      plan_path = v;
+      break;
+    case O_DB:
+      db = v;
+      break;
+    case O_DISCARD:
+      discard = 1;
+      break;
+    case O_THREADS:
+      if (parse_long(v, 1, 4096, &threads) < 0)
+        return usage_error(cmd, "--threads: expected an integer in [1, 4096], found \"%s\"", v);
+      break;
+    case O_SHARD:
+      if (parse_shard(v, &si, &sn) < 0)
+        return usage_error(cmd, "--shard: expected I/N with 1 <= I <= N, found \"%s\"", v);
+      break;
+    case O_MAPS:
+      map_dirs_add(&md, v);
+      break;
+    }
+  }
+  if (!plan_path) return usage_error(cmd, "PLAN.yaml is required");
+  if (!db == !discard) return usage_error(cmd, "give one of --db FILE and --discard");
+  struct stat sb;
+  if (db && stat(db, &sb) == 0)
+    return usage_error(cmd, "--db %s: the file exists; a benchmark writes a new database", db);
+  map_dirs_env(&md);
+  farm_plan *plan = NULL;
+  farm_space sp = {0};
+  if (load_plan(plan_path, &md, &plan, &sp) < 0) {
+    free(md.env);
+    return EXIT_BAD_INPUT;
+  }
+  mapf_diag err = {0};
+  farm_store *st = NULL;
+  int status = 0;
+  if (db && farm_store_open(db, FARM_STORE_CREATE, &st, &err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err.msg);
+    status = EXIT_BAD_INPUT;
+  }
+  farm_run_opts ro = {0};
+  ro.threads = (int32_t)threads;
+  ro.shard_index = (int32_t)si;
+  ro.shard_count = (int32_t)sn;
+  ro.discard = discard;
+  farm_run_summary sum;
+  if (!status && farm_run(&sp, st, &ro, &sum, &err) < 0) {
+    fprintf(stderr, "mapfarm: error: %s\n", err.msg);
+    status = EXIT_FAILED_JOBS;
+  }
+  if (!status) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("mode=%s threads=%d jobs=%lld seconds=%.3f jobs_per_s=%.0f", discard ? "discard" : "store",
+           threads > 0 ? (int)threads : omp_get_max_threads(), (long long)sum.done, sum.seconds,
+           sum.seconds > 0 ? (double)sum.done / sum.seconds : 0.0);
+    double us = sum.done > 0 ? sum.writer_seconds * 1e6 / (double)sum.done : 0.0;
+    if (!discard)
+      printf(" writer_cpu_s=%.3f writer_us_per_job=%.2f writer_alone_jobs_per_s=%.0f",
+             sum.writer_seconds, us, us > 0 ? 1e6 / us : 0.0);
+    printf(" peak_rss_mib=%.1f\n", (double)ru.ru_maxrss / 1024.0);
+  }
+  farm_store_close(st);
+  farm_space_free(&sp);
+  farm_plan_free(plan);
   free(md.env);
   return status;
 }

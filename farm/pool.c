@@ -52,6 +52,13 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The calling thread's CPU time: what writing costs, whatever else runs on the machine. */
+static double thread_cpu_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int farm_shard_has(mapf_hash128 k, int32_t index, int32_t count) {
   if (count <= 1) return 1;
   return (int32_t)(k.hi % (uint64_t)count) == index - 1;
@@ -128,6 +135,7 @@ static void flush(pool *p, int why) {
     omp_set_lock(&p->writer_lock);
   else if (!omp_test_lock(&p->writer_lock))
     return;
+  double cpu0 = thread_cpu_seconds();
   omp_set_lock(&p->queue_lock);
   job_queue q = p->queue;
   p->queue.items = NULL;
@@ -146,6 +154,7 @@ static void flush(pool *p, int why) {
   if (p->opts->progress && (committed || why == FLUSH_FINAL))
     p->opts->progress(p->opts->progress_ud, p->sum->done, p->sum->pending, p->sum->error,
                       t - p->t0, 0);
+  p->sum->writer_seconds += thread_cpu_seconds() - cpu0;
   omp_unset_lock(&p->writer_lock);
 }
 
@@ -174,13 +183,16 @@ void farm_job_record(const farm_space *sp, const farm_job *j, const char *label,
   r->res = res;
 }
 
-/* Runs one job into out; never fails: problems become an error row. */
+/* Runs one job into out; never fails: problems become an error row. Its stored text (params
+ * and label) is made only for a result that is kept. */
 static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
   farm_space *sp = p->sp;
   farm_job *j = &out->job;
   farm_space_job(sp, index, j);
-  farm_job_params_json(sp, j, out->params, sizeof out->params);
-  farm_job_label(sp, j, out->label, sizeof out->label);
+  if (!p->opts->discard) {
+    farm_job_params_json(sp, j, out->params, sizeof out->params);
+    farm_job_label(sp, j, out->label, sizeof out->label);
+  }
   farm_run_job(sp, ws, j, &out->res, NULL, NULL, NULL);
 }
 
@@ -251,7 +263,8 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
    * key set is only read here. A plan never lists one job twice (the plan checker refuses
    * repeats), so no job can be pending twice. */
   farm_keyset keys = {0};
-  if (farm_store_load_keys(st, &keys, opts->retry_failed ? FARM_KEYS_SKIP_ERRORS : 0, err) < 0)
+  if (!opts->discard &&
+      farm_store_load_keys(st, &keys, opts->retry_failed ? FARM_KEYS_SKIP_ERRORS : 0, err) < 0)
     return -1;
   int threads = opts->threads > 0 ? opts->threads : omp_get_max_threads();
   int64_t njobs = sp->njobs;
@@ -297,7 +310,7 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
     free(todo);
     return 0; /* nothing to do: no run row, the database is untouched */
   }
-  if (farm_store_run_begin(st, &info, &sum->run_id, err) < 0) {
+  if (!opts->discard && farm_store_run_begin(st, &info, &sum->run_id, err) < 0) {
     free(todo);
     return -1;
   }
@@ -331,6 +344,12 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
       }
       done_job dj;
       run_job(&p, ws, todo[k], &dj);
+      if (opts->discard) {
+        mapf_result_clear(&dj.res);
+#pragma omp atomic update
+        sum->done++;
+        continue;
+      }
       int n = queue_push(&p, &dj);
       if (n < 0) {
         mapf_result_clear(&dj.res);
@@ -366,7 +385,8 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
   }
   const char *status = p.failed ? "failed" : sum->interrupted ? "interrupted" : "done";
   mapf_diag end_err = {0};
-  if (farm_store_run_end(st, sum->run_id, status, sum->ok, sum->limit, sum->error, &end_err) < 0 &&
+  if (!opts->discard &&
+      farm_store_run_end(st, sum->run_id, status, sum->ok, sum->limit, sum->error, &end_err) < 0 &&
       rc == 0) {
     if (err) *err = end_err;
     rc = -1;

@@ -31,6 +31,10 @@ typedef struct farm_run_opts {
   void *progress_ud;
   const volatile sig_atomic_t *stop; /* when set, workers start no new job */
   int retry_failed;        /* run again the jobs stored with status error */
+  /* Benchmarks (`mapfarm bench farm --discard`): run every job of the shard and drop each
+   * result as it ends: nothing is read from or written to the store (which may be NULL), and
+   * no row is formatted, so the rate is the compute-only rate. */
+  int discard;
 } farm_run_opts;
 
 typedef struct farm_run_summary {
@@ -42,6 +46,7 @@ typedef struct farm_run_summary {
   int64_t ok, limit, error; /* rows stored by this run (its runs row records them), by status */
   int64_t skipped;         /* run, but found stored by another writer meanwhile: left as it was */
   double seconds;
+  double writer_seconds;   /* CPU time of the writes, summed over the threads that wrote */
   int interrupted;
 } farm_run_summary;
 
