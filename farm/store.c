@@ -67,13 +67,32 @@ extern const char farm_views_sql[];
 /* The current time as ISO 8601 UTC, evaluated by SQLite once per statement. */
 #define FARM_SQL_NOW "strftime('%Y-%m-%dT%H:%M:%SZ','now')"
 
+/* The columns of an agent row, and how many rows one INSERT of put_agents writes: a statement
+ * per row cost twice what SQLite's work on the row itself does (binding, stepping, resetting). */
+#define AGENT_COLS 18
+#define AGENT_ROWS 16
+
+/* One value of an agent row: an integer, a real or NULL. */
+typedef struct agent_value {
+  int type; /* SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_NULL */
+  int64_t i;
+  double r;
+} agent_value;
+
+typedef struct agent_row {
+  agent_value v[AGENT_COLS];
+} agent_row;
+
 struct farm_store {
   sqlite3 *db;
   char *path;   /* for messages */
   int readonly; /* opened with FARM_STORE_READONLY */
   int created;  /* the open created the file */
   sqlite3_stmt *begin, *commit, *rollback;
-  sqlite3_stmt *put_result, *find_id, *clear_agents, *put_agent, *agents_max;
+  sqlite3_stmt *put_result, *find_id, *clear_agents, *put_agent, *put_agents, *agents_max;
+  /* Agent rows waiting for put_agents, which writes AGENT_ROWS at a time (flush_agents). */
+  agent_row pending[AGENT_ROWS];
+  int32_t npending;
   sqlite3_stmt *clear_series, *put_sample, *series_max;
   /* The largest result_id in agent_results and in coherence_series, read at the start of each
    * batch (a program other than mapfarm may write the file between batches) and raised as rows
@@ -131,11 +150,24 @@ static const char sql_series_max[] =
 static const char sql_put_sample[] =
     "INSERT INTO coherence_series (result_id, step, coherence) VALUES (?1, ?2, ?3)";
 
-static const char sql_put_agent[] =
-    "INSERT INTO agent_results (result_id, agent, start_x, start_y, goal_x, goal_y, "
-    "final_x, final_y, reached, completion_step, completion_seconds, travel_distance, "
-    "expansions, failed_moves, pushed, searches, optimal_distance, loops_done) VALUES (?1, ?2, "
-    "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+/* "INSERT INTO agent_results (...) VALUES (?1, ..., ?18), (?19, ...)...": rows agent rows at
+ * once, parameter k of row r being column k of the row (AGENT_COLS a row). Returns NULL when
+ * out of memory. */
+static char *put_agents_sql(int32_t rows) {
+  sqlite3_str *str = sqlite3_str_new(NULL);
+  sqlite3_str_appendall(str,
+                        "INSERT INTO agent_results (result_id, agent, start_x, start_y, goal_x, "
+                        "goal_y, final_x, final_y, reached, completion_step, completion_seconds, "
+                        "travel_distance, expansions, failed_moves, pushed, searches, "
+                        "optimal_distance, loops_done) VALUES ");
+  for (int32_t r = 0, k = 1; r < rows; r++) {
+    sqlite3_str_appendall(str, r ? ", (" : "(");
+    for (int32_t c = 0; c < AGENT_COLS; c++, k++)
+      sqlite3_str_appendf(str, "%s?%d", c ? ", " : "", (int)k);
+    sqlite3_str_appendall(str, ")");
+  }
+  return sqlite3_str_finish(str);
+}
 
 /* runs.run_uid, the run's identity across databases (`mapfarm merge` matches runs on it), is
  * left to its column default: 16 random bytes from SQLite's generator, which the OS seeds. */
@@ -680,6 +712,17 @@ static int prepare(farm_store *st, const char *sql, sqlite3_stmt **s, mapf_diag 
   return 0;
 }
 
+static int prepare_put_agents(farm_store *st, int32_t rows, sqlite3_stmt **s, mapf_diag *err) {
+  char *sql = put_agents_sql(rows);
+  if (!sql) {
+    farm_err(err, "%s: out of memory", st->path);
+    return -1;
+  }
+  int rc = prepare(st, sql, s, err);
+  sqlite3_free(sql);
+  return rc;
+}
+
 static int prepare_put_result(farm_store *st, mapf_diag *err) {
   char *sql = put_result_sql();
   if (!sql) {
@@ -1019,7 +1062,8 @@ int farm_store_open(const char *path, int mode, farm_store **out, mapf_diag *err
        prepare(st, sql_clear_series, &st->clear_series, err) < 0 ||
        prepare(st, sql_agents_max, &st->agents_max, err) < 0 ||
        prepare(st, sql_series_max, &st->series_max, err) < 0 ||
-       prepare(st, sql_put_agent, &st->put_agent, err) < 0 ||
+       prepare_put_agents(st, 1, &st->put_agent, err) < 0 ||
+       prepare_put_agents(st, AGENT_ROWS, &st->put_agents, err) < 0 ||
        prepare(st, sql_put_sample, &st->put_sample, err) < 0 ||
        prepare(st, sql_run_begin, &st->run_begin, err) < 0 ||
        prepare(st, sql_run_end, &st->run_end, err) < 0))
@@ -1049,6 +1093,7 @@ static void store_close(farm_store *st, int remove) {
   sqlite3_finalize(st->clear_series);
   sqlite3_finalize(st->put_sample);
   sqlite3_finalize(st->put_agent);
+  sqlite3_finalize(st->put_agents);
   sqlite3_finalize(st->run_begin);
   sqlite3_finalize(st->run_end);
   sqlite3_finalize(st->keys);
@@ -1273,11 +1318,52 @@ static int check_record(const farm_store *st, const farm_record *r, int32_t i, m
   return 0;
 }
 
+static void set_int(agent_value *v, int64_t i) {
+  v->type = SQLITE_INTEGER;
+  v->i = i;
+}
+
+/* A metric; NaN (a mean over an empty set) becomes NULL, as bind_real does. */
+static void set_real(agent_value *v, double r) {
+  v->type = isnan(r) ? SQLITE_NULL : SQLITE_FLOAT;
+  v->r = r;
+}
+
+/* Binds row to parameters base + 1 .. base + AGENT_COLS of s. */
+static void bind_agent_row(sqlite3_stmt *s, int base, const agent_row *row) {
+  for (int c = 0; c < AGENT_COLS; c++) {
+    const agent_value *v = &row->v[c];
+    if (v->type == SQLITE_INTEGER)
+      sqlite3_bind_int64(s, base + c + 1, v->i);
+    else if (v->type == SQLITE_FLOAT)
+      sqlite3_bind_double(s, base + c + 1, v->r);
+    else
+      sqlite3_bind_null(s, base + c + 1);
+  }
+}
+
+/* Writes the waiting agent rows: AGENT_ROWS in one statement, fewer one by one. Every caller
+ * flushes before a statement that reads or deletes agent rows, and before the commit. */
+static int flush_agents(farm_store *st, mapf_diag *err) {
+  int32_t n = st->npending;
+  st->npending = 0;
+  if (n == AGENT_ROWS) {
+    for (int32_t r = 0; r < n; r++) bind_agent_row(st->put_agents, r * AGENT_COLS, &st->pending[r]);
+    return step_done(st, st->put_agents, "cannot write an agent row", err);
+  }
+  for (int32_t r = 0; r < n; r++) {
+    bind_agent_row(st->put_agent, 0, &st->pending[r]);
+    if (step_done(st, st->put_agent, "cannot write an agent row", err) < 0) return -1;
+  }
+  return 0;
+}
+
 /* Writes the agent rows of a job whose results row (id) was just inserted or replaced. */
 static int put_agents(farm_store *st, const farm_record *r, int64_t id, mapf_diag *err) {
   const mapf_result *res = r->res;
   const mapf_grid *g = r->grid;
   if (id <= st->agents_top) {
+    if (flush_agents(st, err) < 0) return -1;
     sqlite3_bind_int64(st->clear_agents, 1, id);
     if (step_done(st, st->clear_agents, "cannot clear orphan agent rows", err) < 0)
       return -1;
@@ -1298,34 +1384,31 @@ static int put_agents(farm_store *st, const farm_record *r, int64_t id, mapf_dia
     if (step_done(st, st->put_sample, "cannot write a coherence row", err) < 0)
       return -1;
   }
-  sqlite3_stmt *s = st->put_agent;
   for (int32_t a = 0; a < res->agents; a++) {
     const mapf_agent_result *ag = &res->agent[a];
-    sqlite3_bind_int64(s, 1, id);
-    sqlite3_bind_int(s, 2, a);
-    sqlite3_bind_int(s, 3, mapf_grid_x(g, ag->start));
-    sqlite3_bind_int(s, 4, mapf_grid_y(g, ag->start));
-    sqlite3_bind_int(s, 5, mapf_grid_x(g, ag->goal));
-    sqlite3_bind_int(s, 6, mapf_grid_y(g, ag->goal));
-    sqlite3_bind_int(s, 7, mapf_grid_x(g, ag->final));
-    sqlite3_bind_int(s, 8, mapf_grid_y(g, ag->final));
-    sqlite3_bind_int(s, 9, ag->reached ? 1 : 0);
-    if (ag->completion_step >= 0)
-      sqlite3_bind_int64(s, 10, ag->completion_step);
-    else
-      sqlite3_bind_null(s, 10);
-    if (ag->completion_step >= 0 && ag->completion_seconds >= 0)
-      bind_real(s, 11, ag->completion_seconds);
-    else
-      sqlite3_bind_null(s, 11);
-    bind_real(s, 12, ag->travel_distance);
-    sqlite3_bind_int64(s, 13, ag->expansions);
-    sqlite3_bind_int64(s, 14, ag->failed_moves);
-    sqlite3_bind_int64(s, 15, ag->pushed);
-    sqlite3_bind_int64(s, 16, ag->searches);
-    bind_real(s, 17, ag->optimal_distance);
-    sqlite3_bind_int(s, 18, ag->loops_done);
-    if (step_done(st, s, "cannot write an agent row", err) < 0) return -1;
+    agent_value *v = st->pending[st->npending].v;
+    set_int(&v[0], id);
+    set_int(&v[1], a);
+    set_int(&v[2], mapf_grid_x(g, ag->start));
+    set_int(&v[3], mapf_grid_y(g, ag->start));
+    set_int(&v[4], mapf_grid_x(g, ag->goal));
+    set_int(&v[5], mapf_grid_y(g, ag->goal));
+    set_int(&v[6], mapf_grid_x(g, ag->final));
+    set_int(&v[7], mapf_grid_y(g, ag->final));
+    set_int(&v[8], ag->reached ? 1 : 0);
+    v[9].type = v[10].type = SQLITE_NULL;
+    if (ag->completion_step >= 0) {
+      set_int(&v[9], ag->completion_step);
+      if (ag->completion_seconds >= 0) set_real(&v[10], ag->completion_seconds);
+    }
+    set_real(&v[11], ag->travel_distance);
+    set_int(&v[12], ag->expansions);
+    set_int(&v[13], ag->failed_moves);
+    set_int(&v[14], ag->pushed);
+    set_int(&v[15], ag->searches);
+    set_real(&v[16], ag->optimal_distance);
+    set_int(&v[17], ag->loops_done);
+    if (++st->npending == AGENT_ROWS && flush_agents(st, err) < 0) return -1;
   }
   return 0;
 }
@@ -1405,6 +1488,7 @@ int farm_store_commit(farm_store *st, mapf_diag *err) {
 
 void farm_store_rollback(farm_store *st) {
   st->txn = 0;
+  st->npending = 0;
   /* Some errors (I/O, a full disk) end the transaction themselves. */
   if (!sqlite3_get_autocommit(st->db)) {
     sqlite3_step(st->rollback);
@@ -1432,6 +1516,7 @@ int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int3
   }
   for (int32_t i = 0; i < n; i++)
     if (put_one(st, run_id, &recs[i], now, err) < 0) goto fail;
+  if (flush_agents(st, err) < 0) goto fail;
   if (own && step_done(st, st->commit, "cannot commit results", err) < 0) goto fail;
   return 0;
 fail:
