@@ -1031,6 +1031,133 @@ Test(store, agent_rows_have_x_y_from_the_grid) {
   mapf_grid_free(g);
 }
 
+/* Agent rows go out 16 to a statement, the rest one by one: 9 jobs of 2 agents make one full
+ * statement and 2 single rows, each under its own job with its own values. */
+Test(store, agent_rows_written_many_to_a_statement_each_stay_with_their_job) {
+  char db[512];
+  path_in(db, sizeof db, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[9];
+  farm_record recs[9];
+  make_jobs(j, recs, 9, g);
+  for (int i = 0; i < 9; i++) {
+    j[i].agent[0].expansions = 100 + i;
+    j[i].agent[1].expansions = 200 + i;
+    j[i].agent[1].final = i; /* cells 0 .. 8: x = i % 4, y = i / 4 */
+  }
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, recs, 9);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results"), 18);
+  for (int i = 0; i < 9; i++) {
+    char sql[400], t[128], want[128];
+    snprintf(sql, sizeof sql,
+             "SELECT group_concat(agent || ':' || expansions || '@' || final_x || ',' || final_y "
+             "|| ' c' || ifnull(completion_step, 'null'), ';') FROM (SELECT a.* FROM "
+             "agent_results a JOIN results r ON r.id = a.result_id WHERE r.job_key = '%.32s' "
+             "ORDER BY agent)",
+             j[i].key);
+    q_text(st, sql, t, sizeof t);
+    snprintf(want, sizeof want, "0:%d@3,2 c7;1:%d@%d,%d cnull", 100 + i, 200 + i, i % 4, i / 4);
+    cr_expect_str_eq(t, want, "job %d", i);
+  }
+  farm_store_close(st);
+  mapf_grid_free(g);
+}
+
+/* Puts inside farm_store_begin's transaction are seen by other connections only once it is
+ * committed, all together. */
+Test(store, puts_inside_a_transaction_are_committed_together) {
+  char db[512];
+  path_in(db, sizeof db, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[5];
+  farm_record recs[5];
+  make_jobs(j, recs, 5, g);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  mapf_diag err = {0};
+  cr_assert_eq(farm_store_begin(st, &err), 0, "%s", err.msg);
+  cr_expect_eq(farm_store_begin(st, &err), -1, "a second begin is refused");
+  put_ok(st, 0, recs, 2);
+  put_ok(st, 0, recs + 2, 3);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 5, "the writer sees its own rows");
+  cr_expect_eq(test_db_int(db, "SELECT count(*) FROM results"), 0, "another connection does not");
+  cr_assert_eq(farm_store_commit(st, &err), 0, "%s", err.msg);
+  cr_expect_eq(test_db_int(db, "SELECT count(*) FROM results"), 5);
+  cr_expect_eq(test_db_int(db, "SELECT count(*) FROM agent_results"), 10);
+  /* Committing with no transaction open does nothing; a lone put has a transaction of its own. */
+  cr_expect_eq(farm_store_commit(st, &err), 0);
+  job more[7];
+  farm_record rmore[7];
+  make_jobs(more, rmore, 7, g);
+  put_ok(st, 0, rmore + 5, 2);
+  cr_expect_eq(test_db_int(db, "SELECT count(*) FROM results"), 7);
+  farm_store_close(st);
+  mapf_grid_free(g);
+}
+
+/* A failed put rolls back the whole transaction it joined, the puts before it included; the
+ * store then takes a new one. */
+Test(store, a_failed_put_rolls_back_every_put_of_its_transaction) {
+  char db[512];
+  path_in(db, sizeof db, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[4];
+  farm_record recs[4];
+  make_jobs(j, recs, 4, g);
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  char sql[320];
+  snprintf(sql, sizeof sql,
+           "CREATE TRIGGER boom BEFORE INSERT ON agent_results WHEN NEW.result_id = (SELECT id "
+           "FROM results WHERE job_key = '%s') BEGIN SELECT RAISE(ABORT, 'disk on fire'); END",
+           j[3].key);
+  cr_assert_eq(sqlite3_exec(farm_store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
+  mapf_diag err = {0};
+  cr_assert_eq(farm_store_begin(st, &err), 0, "%s", err.msg);
+  put_ok(st, 0, recs, 3);
+  cr_expect_eq(farm_store_put(st, 0, recs + 3, 1, &err), -1);
+  cr_expect(strstr(err.msg, "disk on fire") != NULL, "got: %s", err.msg);
+  cr_expect_eq(farm_store_commit(st, &err), 0, "nothing is open any more");
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results"), 0);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM agent_results"), 0);
+  cr_assert_eq(sqlite3_exec(farm_store_db(st), "DROP TRIGGER boom", NULL, NULL, NULL),
+               SQLITE_OK);
+  cr_assert_eq(farm_store_begin(st, &err), 0, "%s", err.msg);
+  put_ok(st, 0, recs, 4);
+  cr_assert_eq(farm_store_commit(st, &err), 0, "%s", err.msg);
+  cr_expect_eq(test_db_int(db, "SELECT count(*) FROM results"), 4);
+  cr_expect_eq(test_db_int(db, "SELECT count(*) FROM agent_results"), 8);
+  farm_store_close(st);
+  mapf_grid_free(g);
+}
+
+/* Resume reads the keys from the job_key index; --retry-failed leaves out the error rows. */
+Test(store, load_keys_leaves_out_error_rows_only_when_asked) {
+  char db[512];
+  path_in(db, sizeof db, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[3];
+  farm_record recs[3];
+  make_jobs(j, recs, 3, g);
+  j[1].res.status = MAPF_STATUS_ERROR;
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  put_ok(st, 0, recs, 3);
+  mapf_diag err = {0};
+  for (int skip = 0; skip <= 1; skip++) {
+    farm_keyset keys = {0};
+    cr_assert_eq(farm_store_load_keys(st, &keys, skip ? FARM_KEYS_SKIP_ERRORS : 0, &err), 0, "%s",
+                 err.msg);
+    for (int i = 0; i < 3; i++) {
+      mapf_hash128 k;
+      cr_assert_eq(mapf_hash128_parse(j[i].key, &k), 0);
+      cr_expect_eq(farm_keyset_has(&keys, k), !(skip && i == 1), "skip %d, job %d", skip, i);
+    }
+    cr_expect_eq(keys.n, skip ? 2 : 3);
+    farm_keyset_free(&keys);
+  }
+  farm_store_close(st);
+  mapf_grid_free(g);
+}
+
 Test(store, bad_record_is_refused_and_nothing_is_written) {
   char db[512];
   path_in(db, sizeof db, "r.db");

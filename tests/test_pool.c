@@ -1,0 +1,231 @@
+/* test_pool.c: the worker pool's writing (farm/pool.c): batches join one transaction committed
+ * every flush_seconds, a run killed inside such a transaction loses only that transaction and
+ * is finished exactly by running it again, progress counts only committed rows, and the
+ * compute-only mode (discard) runs every job and writes nothing. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "expand.h"
+#include "plan.h"
+#include "pool.h"
+#include "store.h"
+
+#include "testutil.h"
+
+TEST_TMPDIR("pool");
+TestSuite(pool, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 600);
+
+/* 5,000 jobs of 40 agents on a 48 x 48 map, a few tenths of a millisecond each: a run of one
+ * or two seconds, with many batches to each commit. */
+static const char fast_plan[] =
+    "name: pool-batches\n"
+    "seed: 7\n"
+    "maps:\n"
+    "  - generate: {kind: random, width: 48, height: 48, density: 0.1, seed: 3}\n"
+    "scenarios:\n"
+    "  - generator: random\n"
+    "    agents: [40]\n"
+    "    instances: 5000\n"
+    "algorithms:\n"
+    "  - name: bmaa\n"
+    "limits: {steps: 300}\n";
+
+static void in_tmp(char *buf, size_t n, const char *name) {
+  snprintf(buf, n, "%s/%s", tmpdir, name);
+}
+
+static void write_plan(char *path, size_t n) {
+  in_tmp(path, n, "fast.yaml");
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(fast_plan, f);
+  fclose(f);
+}
+
+typedef struct loaded {
+  farm_plan *plan;
+  farm_space sp;
+} loaded;
+
+static void load(const char *path, loaded *l) {
+  farm_plan_opts po = {NULL, 0};
+  farm_diags errs = {0};
+  cr_assert_eq(farm_plan_load(path, &po, &l->plan, &errs), MAPF_OK);
+  memset(&l->sp, 0, sizeof l->sp);
+  cr_assert_eq(farm_space_init(&l->sp, l->plan, &errs), MAPF_OK);
+  farm_diags_free(&errs);
+}
+
+static void unload(loaded *l) {
+  farm_space_free(&l->sp);
+  farm_plan_free(l->plan);
+}
+
+/* Runs the plan into db with opts (threads 2 unless set); returns the summary. */
+static farm_run_summary run_into(const char *plan, const char *db, farm_run_opts ro) {
+  loaded l;
+  load(plan, &l);
+  farm_store *st = NULL;
+  mapf_diag err = {0};
+  cr_assert_eq(farm_store_open(db, FARM_STORE_CREATE, &st, &err), 0, "%s", err.msg);
+  if (ro.threads == 0) ro.threads = 2;
+  farm_run_summary sum;
+  cr_assert_eq(farm_run(&l.sp, st, &ro, &sum, &err), 0, "%s", err.msg);
+  farm_store_close(st);
+  unload(&l);
+  return sum;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Every column that does not measure time, of results and of agent_results, in key order. */
+static const char same_results[] =
+    "SELECT job_key, map_hash, agents, instance, params, seed, status, limit_hit, completed, "
+    "completion_rate, mean_completion_steps, mean_travel_distance, steps, expansions, "
+    "failed_moves, pushes, searches, solved, soc, makespan FROM results ORDER BY job_key";
+static const char same_agents[] =
+    "SELECT r.job_key, a.agent, a.start_x, a.start_y, a.goal_x, a.goal_y, a.final_x, a.final_y, "
+    "a.reached, a.completion_step, a.travel_distance, a.expansions, a.failed_moves, a.pushed, "
+    "a.searches FROM agent_results a JOIN results r ON r.id = a.result_id ORDER BY 1, 2";
+
+/* The run writes batches of 4 jobs into a transaction committed every quarter second, and is
+ * killed with SIGKILL part-way, with a transaction of many batches open: the file holds whole
+ * jobs only, each with its 40 agent rows; running the plan again stores exactly the rest, and
+ * the file then equals a run that was never interrupted, agent rows included. */
+Test(pool, a_run_killed_inside_a_transaction_of_many_batches_finishes_exactly_on_rerun) {
+  char plan[512], db[512], ref[512];
+  write_plan(plan, sizeof plan);
+  in_tmp(db, sizeof db, "k.db");
+  in_tmp(ref, sizeof ref, "ref.db");
+  const int64_t total = 5000;
+  farm_run_opts ro = {0};
+  ro.batch = 4;
+  ro.flush_seconds = 0.25;
+
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) {
+    loaded l;
+    farm_plan_opts po = {NULL, 0};
+    farm_diags errs = {0};
+    if (farm_plan_load(plan, &po, &l.plan, &errs) != MAPF_OK) _exit(3);
+    memset(&l.sp, 0, sizeof l.sp);
+    if (farm_space_init(&l.sp, l.plan, &errs) != MAPF_OK) _exit(3);
+    farm_store *st = NULL;
+    if (farm_store_open(db, FARM_STORE_CREATE, &st, NULL) < 0) _exit(3);
+    ro.threads = 2;
+    farm_run_summary sum;
+    _exit(farm_run(&l.sp, st, &ro, &sum, NULL) < 0 ? 4 : 0);
+  }
+  /* Kill once a few commits are in, then a little later: inside a transaction. */
+  for (double t0 = now(); now() - t0 < 120;) {
+    int64_t n = test_db_try_int(db, "SELECT count(*) FROM results");
+    if (n >= 600 || n == total) break;
+    nanosleep(&(struct timespec){0, 2000000}, NULL);
+  }
+  nanosleep(&(struct timespec){0, 100000000}, NULL);
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  cr_assert(WIFSIGNALED(status), "the run ended (status %d) before it could be killed",
+            WEXITSTATUS(status));
+  int64_t stored = test_db_int(db, "SELECT count(*) FROM results");
+  cr_assert_lt(stored, total, "nothing left to resume");
+  cr_expect_eq(test_db_int(db, "SELECT count(*) FROM agent_results"), 40 * stored);
+  cr_expect_eq(test_db_int(db, "SELECT count(*) FROM results r WHERE agents <> (SELECT count(*) "
+                               "FROM agent_results a WHERE a.result_id = r.id)"),
+               0);
+
+  farm_run_summary sum = run_into(plan, db, ro);
+  cr_expect_eq(sum.present, stored);
+  cr_expect_eq(sum.done, total - stored);
+  cr_assert_eq(test_db_int(db, "SELECT count(DISTINCT job_key) FROM results"), total);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results"), total);
+
+  farm_run_opts plain = {0};
+  run_into(plan, ref, plain);
+  char *a = test_db_rows(db, same_results), *b = test_db_rows(ref, same_results);
+  cr_expect(strcmp(a, b) == 0, "results differ from an uninterrupted run");
+  free(a);
+  free(b);
+  a = test_db_rows(db, same_agents);
+  b = test_db_rows(ref, same_agents);
+  cr_expect(strcmp(a, b) == 0, "agent rows differ from an uninterrupted run");
+  free(a);
+  free(b);
+}
+
+/* Progress is reported after each commit, with what is committed: a reader sees exactly that
+ * many rows. */
+typedef struct watcher {
+  const char *db;
+  int calls, mismatches;
+  int64_t last;
+} watcher;
+
+static void watch(void *ud, int64_t done, int64_t pending, int64_t failed, double elapsed,
+                  int final) {
+  (void)pending, (void)failed, (void)elapsed, (void)final;
+  watcher *w = ud;
+  w->calls++;
+  int64_t n = test_db_int(w->db, "SELECT count(*) FROM results");
+  if (n != done) w->mismatches++;
+  w->last = done;
+}
+
+/* Batches of 2 jobs join a transaction committed every half second: the 5,000 jobs take a few
+ * commits, not one or more per batch (over a thousand), and progress counts committed jobs. */
+Test(pool, a_commit_holds_many_batches_and_progress_counts_committed_jobs) {
+  char plan[512], db[512];
+  write_plan(plan, sizeof plan);
+  in_tmp(db, sizeof db, "p.db");
+  watcher w = {db, 0, 0, 0};
+  farm_run_opts ro = {0};
+  ro.batch = 2;
+  ro.flush_seconds = 0.5;
+  ro.progress = watch;
+  ro.progress_ud = &w;
+  farm_run_summary sum = run_into(plan, db, ro);
+  cr_expect_gt(w.calls, 1, "progress was reported %d times", w.calls);
+  cr_expect_lt(w.calls, 100, "%d commits for 5,000 jobs in batches of 2", w.calls);
+  cr_expect_eq(w.mismatches, 0, "%d of %d reports counted rows not yet committed", w.mismatches,
+               w.calls);
+  cr_expect_eq(w.last, 5000);
+  cr_expect_eq(sum.done, 5000);
+  cr_expect_gt(sum.writer_seconds, 0.0);
+  cr_expect_eq(test_db_int(db, "SELECT n_ok + n_limit + n_error FROM runs"), 5000);
+}
+
+/* The compute-only mode runs every job of the shard and needs no store. */
+Test(pool, discard_runs_every_job_and_writes_nothing) {
+  char plan[512];
+  write_plan(plan, sizeof plan);
+  loaded l;
+  load(plan, &l);
+  farm_run_opts ro = {0};
+  ro.threads = 2;
+  ro.discard = 1;
+  ro.shard_index = 2;
+  ro.shard_count = 5;
+  farm_run_summary sum;
+  mapf_diag err = {0};
+  cr_assert_eq(farm_run(&l.sp, NULL, &ro, &sum, &err), 0, "%s", err.msg);
+  cr_expect_gt(sum.total, 900);
+  cr_expect_lt(sum.total, 1100);
+  cr_expect_eq(sum.done, sum.total);
+  cr_expect_eq(sum.pending, sum.total);
+  cr_expect_eq(sum.ok + sum.limit + sum.error, 0, "nothing is stored");
+  unload(&l);
+}
