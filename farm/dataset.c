@@ -208,7 +208,8 @@ static int read_instance(ctx *c, const inst_row *r, const mapf_grid *g, mapf_ins
   if (!inst) {
     farm_err(c->err, "instance %s (%s, %s, %d agents, instance %d): %s", r->key,
              r->map, r->generator, (int)r->agents, (int)r->instance,
-             id < 0 ? "no job with agent rows" : "out of memory");
+             id < 0 ? "no job with agent rows (a plan with store: {agents: false} stores none)"
+                    : "out of memory");
     return -1;
   }
   s = c->agents;

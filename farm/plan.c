@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "algo.h"
 #include "hash.h"
@@ -131,6 +132,33 @@ static void root_coherence_every(pctx *c, farm_plan *plan, const pnode *v, root_
     plan->coherence_every = every;
 }
 
+/* store: {agents: true|false}: whether jobs get their agent rows (agent_results). Not part of
+ * job keys: it changes what is recorded, not the run. */
+static void root_store(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
+  (void)r;
+  static const char *const keys[] = {"agents"};
+  char fbuf[80];
+  if (farm__plan_bad(c, v)) return;
+  if (v->kind != PN_MAP) {
+    farm__plan_perr(c, v->line, v->col, "store: expected a mapping (agents), found %s", FOUND(v));
+    return;
+  }
+  kv f[1];
+  farm__plan_walk_map(c, v, keys, 1, f, "store");
+  if (!f[0].val) return;
+  const char *s = farm__plan_get_str(c, f[0].val, "agents");
+  if (!s) return;
+  /* YAML's spellings of a boolean, as a parameter takes them (farm/plan_algos.c). */
+  static const char *const words[] = {"false", "no", "off", "0", "true", "yes", "on", "1"};
+  for (int k = 0; k < 8; k++)
+    if (strcasecmp(s, words[k]) == 0) {
+      plan->store_agents = k >= 4;
+      return;
+    }
+  farm__plan_perr(c, f[0].val->line, f[0].val->col,
+                  "store: agents: expected true or false, found \"%s\"", s);
+}
+
 /* The plan's top-level keys, in the order they are parsed (`defaults` before `algorithms`):
  * the one declaration that walk_map, "missing required key" and the messages listing the keys
  * read. */
@@ -154,6 +182,7 @@ static const root_key root_keys[] = {
     {"execution", 0, root_execution, "chains (default) or single-pass"},
     {"coherence_every", 0, root_coherence_every,
      "steps between direction-map coherence samples (default 100; 0: none)"},
+    {"store", 0, root_store, "agents: false stores no agent rows (default true)"},
 };
 #define ROOT_KEYS ((int32_t)(sizeof root_keys / sizeof root_keys[0]))
 
@@ -277,6 +306,7 @@ static void plan_defaults(farm_plan *plan) {
   plan->limits = (mapf_limits){.steps = 10000, .seconds = 0, .expansions = 0};
   plan->execution = MAPF_EXEC_CHAINS;
   plan->coherence_every = 100;
+  plan->store_agents = 1;
 }
 
 int farm_plan_read_limits(const char *text, size_t len, mapf_limits *limits,

@@ -129,6 +129,10 @@ typedef struct farm_plan {
   /* Steps between the direction-map coherence samples of dm jobs (coherence_series); 0: none.
    * Not part of job keys: it changes what is recorded, not the run. Default 100. */
   int64_t coherence_every;
+  /* store: {agents: ...}: 1 (default) when each job gets its agent rows, 0 when it gets none
+   * (the writer's largest part for jobs of a few agents; docs/plans.md). Not part of job
+   * keys. */
+  int store_agents;
 } farm_plan;
 
 /* Where map paths are looked up, after the plan's own directory. */

@@ -181,6 +181,7 @@ void farm_job_record(const farm_space *sp, const farm_job *j, const char *label,
   r->plan_index = j->index;
   r->grid = g;
   r->res = res;
+  r->no_agent_rows = !plan->store_agents;
 }
 
 /* Runs one job into out; never fails: problems become an error row. Its stored text (params

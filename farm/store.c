@@ -1358,7 +1358,8 @@ static int flush_agents(farm_store *st, mapf_diag *err) {
   return 0;
 }
 
-/* Writes the agent rows of a job whose results row (id) was just inserted or replaced. */
+/* Writes the agent rows (unless the record asks for none) and coherence samples of a job whose
+ * results row (id) was just inserted or replaced. */
 static int put_agents(farm_store *st, const farm_record *r, int64_t id, mapf_diag *err) {
   const mapf_result *res = r->res;
   const mapf_grid *g = r->grid;
@@ -1384,6 +1385,7 @@ static int put_agents(farm_store *st, const farm_record *r, int64_t id, mapf_dia
     if (step_done(st, st->put_sample, "cannot write a coherence row", err) < 0)
       return -1;
   }
+  if (r->no_agent_rows) return 0;
   for (int32_t a = 0; a < res->agents; a++) {
     const mapf_agent_result *ag = &res->agent[a];
     agent_value *v = st->pending[st->npending].v;

@@ -114,6 +114,7 @@ typedef struct farm_record {
   int64_t plan_index;      /* the job's index in its plan (orders reports) */
   const mapf_grid *grid;   /* to turn cell ids into x, y in agent rows */
   const mapf_result *res;  /* res->agent may be NULL for an error row */
+  int no_agent_rows;       /* write no agent rows (the plan's store: {agents: false}) */
 } farm_record;
 
 /* Fills in the limits and execution of rows that lack them (copied by `mapfarm merge` from a

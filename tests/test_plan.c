@@ -180,6 +180,57 @@ Test(plan, accepts_yaml_booleans_and_quoted_values) {
   cr_assert_eq(rc, MAPF_OK, "%s", all ? all : "");
 }
 
+/* store: {agents: false} turns agent rows off; it is not part of job keys, and its value is a
+ * YAML boolean. */
+Test(plan, store_agents_is_a_boolean_and_not_part_of_job_keys) {
+  const char *base = "name: s\n"
+                     "maps: [tiny.map]\n"
+                     "scenarios: [{agents: 3, instances: 4}]\n"
+                     "algorithms: [{name: bmaa}]\n";
+  const char *store[] = {"", "store: {agents: false}\n", "store: {agents: Yes}\n",
+                         "store: {agents: off}\n"};
+  const int want[] = {1, 0, 1, 0};
+  char keys[4][4][33];
+  for (int k = 0; k < 4; k++) {
+    char text[512];
+    snprintf(text, sizeof text, "%s%s", base, store[k]);
+    farm_diags errs = {0, 0, NULL};
+    farm_plan *p = NULL;
+    cr_assert_eq(farm_plan_parse(text, strlen(text), "mem/plan.yaml", &opts, &p, &errs), MAPF_OK,
+                 "%s", store[k]);
+    cr_expect_eq(p->store_agents, want[k], "%s", store[k]);
+    farm_space sp = {0};
+    cr_assert_eq(farm_space_init(&sp, p, &errs), MAPF_OK);
+    cr_assert_eq(sp.njobs, 4);
+    for (int64_t i = 0; i < 4; i++) {
+      farm_job j;
+      farm_space_job(&sp, i, &j);
+      memcpy(keys[k][i], j.key_hex, 33);
+      cr_expect_str_eq(keys[k][i], keys[0][i], "%s: job %d", store[k], (int)i);
+    }
+    farm_space_free(&sp);
+    farm_plan_free(p);
+    farm_diags_free(&errs);
+  }
+  const struct {
+    const char *store, *error;
+  } bad[] = {
+      {"store: {agents: maybe}\n", "5:17: error: store: agents: expected true or false, found "
+                                   "\"maybe\""},
+      {"store: {rows: false}\n", "5:9: error: unknown key \"rows\" in store (expected agents)"},
+      {"store: false\n", "5:8: error: store: expected a mapping (agents), found \"false\""},
+  };
+  for (int k = 0; k < 3; k++) {
+    char text[512];
+    snprintf(text, sizeof text, "%s%s", base, bad[k].store);
+    int rc;
+    char *all = parse_text(text, &rc);
+    cr_expect_eq(rc, MAPF_EINVAL);
+    cr_expect(all && strstr(all, bad[k].error), "%s: got\n%s", bad[k].store, all ? all : "");
+    free(all);
+  }
+}
+
 Test(plan, free_null_is_a_no_op) { farm_plan_free(NULL); }
 
 Test(plan, missing_file_is_an_io_error) {
@@ -325,7 +376,7 @@ static struct bad_plan bad_plans[] = {
     {"not_a_mapping.yaml",
      MAPF_EINVAL,
      {"1:1: error: expected a mapping of plan keys (name, seed, maps, scenarios, defaults, limits, "
-      "algorithms, execution, coherence_every), found a list"}},
+      "algorithms, execution, coherence_every, store), found a list"}},
     {"bad_zip.yaml",
      MAPF_EINVAL,
      {"7:11: error: expansions: already varied in params (line 6, column 14); a parameter may "

@@ -229,3 +229,42 @@ Test(pool, discard_runs_every_job_and_writes_nothing) {
   cr_expect_eq(sum.ok + sum.limit + sum.error, 0, "nothing is stored");
   unload(&l);
 }
+
+/* store: {agents: false}: the same results rows, coherence samples included, and no agent
+ * rows; `mapfarm dataset`, which needs each instance's agents, says why it cannot. */
+Test(pool, store_agents_false_keeps_every_result_and_writes_no_agent_rows) {
+  char dm[512], plan[512], with[512], without[512];
+  snprintf(dm, sizeof dm, "%s/tests/data/cli/dm.yaml", MAPFARM_SOURCE_DIR);
+  in_tmp(plan, sizeof plan, "dm-no-agents.yaml");
+  char *text = test_slurp_text(dm);
+  FILE *f = fopen(plan, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "%sstore: {agents: false}\n", text);
+  fclose(f);
+  free(text);
+  in_tmp(with, sizeof with, "with.db");
+  in_tmp(without, sizeof without, "without.db");
+  farm_run_opts ro = {0};
+  run_into(dm, with, ro);
+  run_into(plan, without, ro);
+  cr_expect_gt(test_db_int(with, "SELECT count(*) FROM agent_results"), 0);
+  cr_expect_eq(test_db_int(without, "SELECT count(*) FROM agent_results"), 0);
+  cr_expect_gt(test_db_int(without, "SELECT count(*) FROM coherence_series"), 0);
+  char *a = test_db_rows(with, "SELECT count(*), sum(coherence) FROM coherence_series");
+  char *b = test_db_rows(without, "SELECT count(*), sum(coherence) FROM coherence_series");
+  cr_expect_str_eq(a, b);
+  free(a);
+  free(b);
+  a = test_db_rows(with, same_results);
+  b = test_db_rows(without, same_results);
+  cr_expect_str_eq(a, b);
+  free(a);
+  free(b);
+
+  char *err;
+  int rc = test_mapfarm(tmpdir, tmpdir, NULL, &err, "dataset --db without.db --out set");
+  cr_expect_eq(rc, 1, "exit %d: %s", rc, err);
+  cr_expect(strstr(err, "no job with agent rows (a plan with store: {agents: false} stores none)"),
+            "%s", err);
+  free(err);
+}
