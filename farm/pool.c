@@ -309,7 +309,19 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
                         sum->total, ntodo};
   if (ntodo == 0) {
     free(todo);
-    return 0; /* nothing to do: no run row, the database is untouched */
+    /* Nothing to do: no run row, and the database is untouched, unless a run killed while it
+     * had dropped the deferred indexes left it without them. */
+    return opts->discard || farm_store_build_indexes(st, threads, err) >= 0 ? 0 : -1;
+  }
+  /* A run that at least doubles the rows drops the indexes whose entries land far apart and
+   * builds them at its end (store.h): sorting every row once costs no more than keeping them
+   * up to date, and far less once the rows outgrow the page cache. A smaller run keeps them
+   * (and builds them first if a killed run left them out). */
+  int defer = ntodo >= sum->present;
+  if (!opts->discard && (defer ? farm_store_drop_indexes(st, err)
+                               : farm_store_build_indexes(st, threads, err)) < 0) {
+    free(todo);
+    return -1;
   }
   if (!opts->discard && farm_store_run_begin(st, &info, &sum->run_id, err) < 0) {
     free(todo);
@@ -391,6 +403,16 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
       rc == 0) {
     if (err) *err = end_err;
     rc = -1;
+  }
+  /* An interrupted run exits at once, as its signal asks: the next writer builds them. */
+  if (!opts->discard && defer && !sum->interrupted) {
+    mapf_diag index_err = {0};
+    double t = now_seconds();
+    if (farm_store_build_indexes(st, threads, &index_err) < 0 && rc == 0) {
+      if (err) *err = index_err;
+      rc = -1;
+    }
+    sum->index_seconds = now_seconds() - t;
   }
   if (opts->progress)
     opts->progress(opts->progress_ud, sum->done, sum->pending, sum->error, sum->seconds, 1);

@@ -47,6 +47,7 @@ typedef struct farm_run_summary {
   int64_t skipped;         /* run, but found stored by another writer meanwhile: left as it was */
   double seconds;
   double writer_seconds;   /* CPU time of the writes, summed over the threads that wrote */
+  double index_seconds;    /* building the deferred indexes at the end (after `seconds`) */
   int interrupted;
 } farm_run_summary;
 
@@ -54,8 +55,10 @@ typedef struct farm_run_summary {
 int farm_shard_has(mapf_hash128 k, int32_t index, int32_t count);
 
 /* Runs every job of sp that the database does not hold yet and records the run's provenance.
- * Returns 0 when the run completed or was stopped cleanly (see sum->interrupted), -1 on a
- * database error (err says which; jobs written before it stay). */
+ * A run with at least as many jobs to do as the database holds drops the deferred indexes
+ * (store.h) and builds them at its end, unless it was interrupted; a smaller one builds them
+ * first if they are missing. Returns 0 when the run completed or was stopped cleanly (see
+ * sum->interrupted), -1 on a database error (err says which; jobs written before it stay). */
 int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run_summary *sum,
              mapf_diag *err);
 

@@ -446,10 +446,12 @@ static void view_defs_free(view_defs *v) {
   memset(v, 0, sizeof *v);
 }
 
-/* Reads the compiled views back from an in-memory database built from the compiled schema,
- * so they compare with a file's sqlite_master text for text (SQLite stores a CREATE statement
- * as written, after the same normalisation in both). About a millisecond. */
-static int compiled_views(view_defs *v, mapf_diag *err) {
+/* Reads the compiled objects of one type ("view", "index") back from an in-memory database
+ * built from the compiled schema, so they compare with a file's sqlite_master text for text
+ * (SQLite stores a CREATE statement as written, after the same normalisation in both). The
+ * indexes SQLite makes for UNIQUE and PRIMARY KEY constraints have no text and are left out.
+ * About a millisecond. */
+static int compiled_objects(const char *type, view_defs *v, mapf_diag *err) {
   memset(v, 0, sizeof *v);
   sqlite3 *mem = NULL;
   sqlite3_stmt *s = NULL;
@@ -458,9 +460,10 @@ static int compiled_views(view_defs *v, mapf_diag *err) {
   if (rc == SQLITE_OK) rc = sqlite3_exec(mem, farm_views_sql, NULL, NULL, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2(mem,
-                            "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
-                            "ORDER BY rowid",
+                            "SELECT name, sql FROM sqlite_master WHERE type = ?1 AND sql IS NOT "
+                            "NULL ORDER BY rowid",
                             -1, &s, NULL);
+  if (rc == SQLITE_OK) sqlite3_bind_text(s, 1, type, -1, SQLITE_STATIC);
   while (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW) {
     char **name = realloc(v->name, (size_t)(v->n + 1) * sizeof *name);
     if (name) v->name = name;
@@ -476,7 +479,7 @@ static int compiled_views(view_defs *v, mapf_diag *err) {
     if (!v->name[v->n - 1] || !v->sql[v->n - 1]) rc = SQLITE_NOMEM;
   }
   if (rc != SQLITE_OK)
-    farm_err(err, "cannot build the views of schema/views.sql: %s",
+    farm_err(err, "cannot build the %ss of schema/: %s", type,
              mem ? sqlite3_errmsg(mem) : "out of memory");
   sqlite3_finalize(s);
   sqlite3_close(mem);
@@ -521,7 +524,7 @@ static int views_stale(sqlite3 *db, const char *path, const view_defs *v, mapf_d
  * lock, as another process may have done it since. */
 static int refresh_views(sqlite3 *db, const char *path, mapf_diag *err) {
   view_defs v;
-  if (compiled_views(&v, err) < 0) return -1;
+  if (compiled_objects("view", &v, err) < 0) return -1;
   int stale = views_stale(db, path, &v, err);
   if (stale <= 0) {
     view_defs_free(&v);
@@ -554,7 +557,7 @@ static int refresh_views(sqlite3 *db, const char *path, mapf_diag *err) {
  * The file is not touched. */
 static int shadow_views(sqlite3 *db, const char *path, mapf_diag *err) {
   view_defs v;
-  if (compiled_views(&v, err) < 0) return -1;
+  if (compiled_objects("view", &v, err) < 0) return -1;
   int stale = views_stale(db, path, &v, err);
   static const char create[] = "CREATE VIEW ";
   for (int32_t i = 0; stale > 0 && i < v.n; i++) {
@@ -570,6 +573,72 @@ static int shadow_views(sqlite3 *db, const char *path, mapf_diag *err) {
   }
   view_defs_free(&v);
   return stale < 0 ? -1 : 0;
+}
+
+/* ---- deferred indexes ------------------------------------------------------------------ */
+
+/* The indexes of schema.sql that a run may build at its end instead of row by row (farm_run):
+ * readers use them, the writer never does, and their entries land wherever the plan's order
+ * puts a label or an instance, on pages far apart (a million-job sweep of 1,000 labels keeps
+ * thousands of index pages dirty, rewritten at every commit). results_run is kept up to date:
+ * a run's rows go to its end, and `mapfarm status` reads it while a run goes on. A file whose
+ * run was killed meanwhile lacks them: readers are slower on it but read it right, and the next
+ * writer builds them (farm_store_open, farm_run). */
+static const char *const deferred_indexes[] = {"results_map_label", "results_instance"};
+#define NDEFERRED ((int32_t)(sizeof deferred_indexes / sizeof deferred_indexes[0]))
+
+/* 1 when main has an index of that name, 0 when not, -1 with err. */
+static int has_index(sqlite3 *db, const char *path, const char *name, mapf_diag *err) {
+  sqlite3_stmt *s = NULL;
+  int rc = sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND "
+                              "name = ?1", -1, &s, NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    rc = sqlite3_step(s);
+  }
+  sqlite3_finalize(s);
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) return rc == SQLITE_ROW;
+  farm_err(err, "%s: cannot read the schema: %s", path, sqlite3_errmsg(db));
+  return -1;
+}
+
+/* Creates the deferred indexes that db lacks, in one transaction, sorting with up to threads
+ * threads (SQLite's sorter; it takes at most 8); a file that has them is not written to.
+ * Returns how many it created, or -1 with err. */
+static int build_indexes(sqlite3 *db, const char *path, int threads, mapf_diag *err) {
+  view_defs v;
+  if (compiled_objects("index", &v, err) < 0) return -1;
+  int built = 0, rc = 0, locked = 0;
+  for (int32_t k = 0; k < NDEFERRED && rc == 0; k++) {
+    const char *sql = NULL;
+    for (int32_t i = 0; i < v.n; i++)
+      if (strcmp(v.name[i], deferred_indexes[k]) == 0) sql = v.sql[i];
+    if (!sql) {
+      farm_err(err, "%s: schema/schema.sql has no index %s", path, deferred_indexes[k]);
+      rc = -1;
+      break;
+    }
+    int has = has_index(db, path, deferred_indexes[k], err);
+    if (has < 0) rc = -1;
+    if (has != 0) continue;
+    if (!locked) { /* then look again under the lock: another writer may have built it */
+      char pragma[48];
+      snprintf(pragma, sizeof pragma, "PRAGMA threads = %d", threads > 1 ? threads : 0);
+      rc = exec_sql(db, path, pragma, "cannot set the sorter's threads", err);
+      if (rc == 0) rc = exec_sql(db, path, "BEGIN IMMEDIATE", "cannot lock the database", err);
+      locked = rc == 0;
+      if (rc == 0 && (has = has_index(db, path, deferred_indexes[k], err)) != 0) {
+        rc = has < 0 ? -1 : 0;
+        continue;
+      }
+    }
+    if (rc == 0) rc = exec_sql(db, path, sql, "cannot build an index", err);
+    built += rc == 0;
+  }
+  if (locked && rc == 0) rc = exec_sql(db, path, "COMMIT", "cannot build the indexes", err);
+  if (rc < 0 && !sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  view_defs_free(&v);
+  return rc < 0 ? -1 : built;
 }
 
 /* The upgrade from each older schema version to the next, from FARM_SCHEMA_OLDEST on: new
@@ -958,6 +1027,8 @@ int farm_store_open(const char *path, int mode, farm_store **out, mapf_diag *err
     farm_err(err, "no database path given");
     return -1;
   }
+  int defer_indexes = (mode & FARM_STORE_DEFER_INDEXES) != 0;
+  mode &= ~FARM_STORE_DEFER_INDEXES;
   if (mode != FARM_STORE_READONLY && mode != FARM_STORE_CREATE) {
     farm_err(err, "%s: invalid open mode %d", path, mode);
     return -1;
@@ -1045,6 +1116,7 @@ int farm_store_open(const char *path, int mode, farm_store **out, mapf_diag *err
     if (fresh && create_schema(st->db, path, err) < 0) goto fail;
     if (old && upgrade(st->db, path, err) < 0) goto fail;
     if (!fresh && refresh_views(st->db, path, err) < 0) goto fail;
+    if (!fresh && !defer_indexes && build_indexes(st->db, path, 0, err) < 0) goto fail;
   } else if (shadow_views(st->db, path, err) < 0) {
     goto fail;
   }
@@ -1496,6 +1568,33 @@ void farm_store_rollback(farm_store *st) {
     sqlite3_step(st->rollback);
     sqlite3_reset(st->rollback);
   }
+}
+
+int farm_store_drop_indexes(farm_store *st, mapf_diag *err) {
+  if (refuse_readonly(st, err) < 0) return -1;
+  if (st->txn) {
+    farm_err(err, "%s: cannot drop the indexes inside a transaction", st->path);
+    return -1;
+  }
+  int rc = exec_sql(st->db, st->path, "BEGIN IMMEDIATE", "cannot lock the database", err);
+  for (int32_t k = 0; k < NDEFERRED && rc == 0; k++) {
+    char *drop = sqlite3_mprintf("DROP INDEX IF EXISTS main.\"%w\"", deferred_indexes[k]);
+    if (!drop) farm_err(err, "%s: out of memory", st->path);
+    rc = drop ? exec_sql(st->db, st->path, drop, "cannot drop an index", err) : -1;
+    sqlite3_free(drop);
+  }
+  if (rc == 0) rc = exec_sql(st->db, st->path, "COMMIT", "cannot drop the indexes", err);
+  if (rc < 0 && !sqlite3_get_autocommit(st->db)) sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
+}
+
+int farm_store_build_indexes(farm_store *st, int threads, mapf_diag *err) {
+  if (refuse_readonly(st, err) < 0) return -1;
+  if (st->txn) {
+    farm_err(err, "%s: cannot build the indexes inside a transaction", st->path);
+    return -1;
+  }
+  return build_indexes(st->db, st->path, threads, err);
 }
 
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,

@@ -29,7 +29,10 @@ typedef struct farm_store farm_store;
 
 enum {
   FARM_STORE_READONLY = 0, /* the file must exist and be a mapfarm database */
-  FARM_STORE_CREATE = 1    /* create the file and the schema when missing */
+  FARM_STORE_CREATE = 1,   /* create the file and the schema when missing */
+  /* With FARM_STORE_CREATE: leave the deferred indexes that the file lacks (its run was killed
+   * while it had dropped them) to the caller, which builds them (farm_store_build_indexes). */
+  FARM_STORE_DEFER_INDEXES = 2
 };
 
 /* Opens (or creates) a results database. An existing file that is not a regular file, not
@@ -42,7 +45,9 @@ enum {
  * file's views differ (written by an older mapfarm of the same schema version),
  * FARM_STORE_CREATE drops and recreates them in one transaction, and FARM_STORE_READONLY
  * creates them as TEMP views on the connection, leaving the file as it is.
- * A file whose views are current is not written to. A refused file is judged from its header
+ * A file whose views are current is not written to; nor is one that has the deferred indexes
+ * (farm_store_drop_indexes), which FARM_STORE_CREATE otherwise builds when they are missing,
+ * unless FARM_STORE_DEFER_INDEXES is given with it. A refused file is judged from its header
  * and a read that creates no -wal or -shm beside it: it stays as it was, and so does its
  * directory.
  *
@@ -128,6 +133,16 @@ int farm_store_fill_limits(farm_store *st, mapf_diag *err);
  * it instead, and a failure rolls back the whole of it: every put since farm_store_begin. */
 int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int32_t n,
                    mapf_diag *err);
+
+/* The indexes of schema/schema.sql whose entries land far apart (results_map_label,
+ * results_instance): only readers use them, so a run that adds many rows drops them and builds
+ * them once at its end (farm_run), instead of rewriting their pages at every commit.
+ * farm_store_drop_indexes drops them; farm_store_build_indexes creates those the file lacks, in
+ * one transaction, sorting on up to threads threads, and returns how many (0: the file is not
+ * written to). Neither may be called inside farm_store_begin's transaction. Return -1 with err
+ * on failure. */
+int farm_store_drop_indexes(farm_store *st, mapf_diag *err);
+int farm_store_build_indexes(farm_store *st, int threads, mapf_diag *err);
 
 /* One transaction for many farm_store_put calls (the pool's: a commit writes every page it
  * changed once, however many puts changed it). farm_store_begin returns 0, or -1 with err;

@@ -69,19 +69,32 @@ static void unload(loaded *l) {
   farm_plan_free(l->plan);
 }
 
-/* Runs the plan into db with opts (threads 2 unless set); returns the summary. */
+/* Runs the plan into db with opts (threads 2 unless set), opening it as `mapfarm run` does;
+ * returns the summary. */
 static farm_run_summary run_into(const char *plan, const char *db, farm_run_opts ro) {
   loaded l;
   load(plan, &l);
   farm_store *st = NULL;
   mapf_diag err = {0};
-  cr_assert_eq(farm_store_open(db, FARM_STORE_CREATE, &st, &err), 0, "%s", err.msg);
+  cr_assert_eq(farm_store_open(db, FARM_STORE_CREATE | FARM_STORE_DEFER_INDEXES, &st, &err), 0,
+               "%s", err.msg);
   if (ro.threads == 0) ro.threads = 2;
   farm_run_summary sum;
   cr_assert_eq(farm_run(&l.sp, st, &ro, &sum, &err), 0, "%s", err.msg);
   farm_store_close(st);
   unload(&l);
   return sum;
+}
+
+/* How many of the deferred indexes (store.h) the file at path has. */
+static int64_t deferred_present(const char *path) {
+  return test_db_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN "
+                           "('results_map_label', 'results_instance')");
+}
+
+/* The schema of the file at path (every table, index and view with its text). */
+static char *schema_of(const char *path) {
+  return test_db_rows(path, "SELECT type, name, sql FROM sqlite_master ORDER BY type, name");
 }
 
 static double now(void) {
@@ -101,9 +114,10 @@ static const char same_agents[] =
     "a.searches FROM agent_results a JOIN results r ON r.id = a.result_id ORDER BY 1, 2";
 
 /* The run writes batches of 4 jobs into a transaction committed every quarter second, and is
- * killed with SIGKILL part-way, with a transaction of many batches open: the file holds whole
- * jobs only, each with its 40 agent rows; running the plan again stores exactly the rest, and
- * the file then equals a run that was never interrupted, agent rows included. */
+ * killed with SIGKILL part-way, with a transaction of many batches open and its deferred indexes
+ * dropped: the file holds whole jobs only, each with its 40 agent rows, and lacks those indexes;
+ * running the plan again stores exactly the rest and builds them, and the file then equals a
+ * run that was never interrupted: rows, agent rows and schema. */
 Test(pool, a_run_killed_inside_a_transaction_of_many_batches_finishes_exactly_on_rerun) {
   char plan[512], db[512], ref[512];
   write_plan(plan, sizeof plan);
@@ -124,7 +138,7 @@ Test(pool, a_run_killed_inside_a_transaction_of_many_batches_finishes_exactly_on
     memset(&l.sp, 0, sizeof l.sp);
     if (farm_space_init(&l.sp, l.plan, &errs) != MAPF_OK) _exit(3);
     farm_store *st = NULL;
-    if (farm_store_open(db, FARM_STORE_CREATE, &st, NULL) < 0) _exit(3);
+    if (farm_store_open(db, FARM_STORE_CREATE | FARM_STORE_DEFER_INDEXES, &st, NULL) < 0) _exit(3);
     ro.threads = 2;
     farm_run_summary sum;
     _exit(farm_run(&l.sp, st, &ro, &sum, NULL) < 0 ? 4 : 0);
@@ -144,6 +158,7 @@ Test(pool, a_run_killed_inside_a_transaction_of_many_batches_finishes_exactly_on
   int64_t stored = test_db_int(db, "SELECT count(*) FROM results");
   cr_assert_lt(stored, total, "nothing left to resume");
   cr_expect_eq(test_db_int(db, "SELECT count(*) FROM agent_results"), 40 * stored);
+  cr_expect_eq(deferred_present(db), 0, "the killed run had dropped its deferred indexes");
   cr_expect_eq(test_db_int(db, "SELECT count(*) FROM results r WHERE agents <> (SELECT count(*) "
                                "FROM agent_results a WHERE a.result_id = r.id)"),
                0);
@@ -156,6 +171,11 @@ Test(pool, a_run_killed_inside_a_transaction_of_many_batches_finishes_exactly_on
 
   farm_run_opts plain = {0};
   run_into(plan, ref, plain);
+  char *sa = schema_of(db), *sb = schema_of(ref);
+  cr_expect_str_eq(sa, sb, "the schema differs from an uninterrupted run's");
+  free(sa);
+  free(sb);
+  cr_expect_eq(deferred_present(db), 2);
   char *a = test_db_rows(db, same_results), *b = test_db_rows(ref, same_results);
   cr_expect(strcmp(a, b) == 0, "results differ from an uninterrupted run");
   free(a);
@@ -267,4 +287,66 @@ Test(pool, store_agents_false_keeps_every_result_and_writes_no_agent_rows) {
   cr_expect(strstr(err, "no job with agent rows (a plan with store: {agents: false} stores none)"),
             "%s", err);
   free(err);
+}
+
+/* A run that at least doubles the rows drops the deferred indexes and builds them at its end; a
+ * smaller one keeps them. Seen from a reader while each run goes on. */
+typedef struct index_watch {
+  const char *db;
+  int64_t fewest, most;
+} index_watch;
+
+static void watch_indexes(void *ud, int64_t done, int64_t pending, int64_t failed, double elapsed,
+                          int final) {
+  (void)done, (void)pending, (void)failed, (void)elapsed;
+  index_watch *w = ud;
+  if (final) return; /* the last report comes after the build */
+  int64_t n = deferred_present(w->db);
+  if (n < w->fewest) w->fewest = n;
+  if (n > w->most) w->most = n;
+}
+
+Test(pool, a_run_that_doubles_the_rows_builds_the_deferred_indexes_at_its_end) {
+  char plan[512], more[512], db[512], fresh[512];
+  write_plan(plan, sizeof plan);
+  in_tmp(db, sizeof db, "i.db");
+  in_tmp(fresh, sizeof fresh, "fresh.db");
+  index_watch w = {db, 99, -1};
+  farm_run_opts ro = {0};
+  ro.batch = 16;
+  ro.flush_seconds = 0.05;
+  ro.progress = watch_indexes;
+  ro.progress_ud = &w;
+  farm_run_summary sum = run_into(plan, db, ro);
+  cr_expect_eq(sum.done, 5000);
+  cr_expect_eq(w.most, 0, "the deferred indexes were there during the run");
+  cr_expect_eq(deferred_present(db), 2, "and are there at its end");
+
+  /* 200 more jobs beside 5,000: kept up to date row by row. */
+  in_tmp(more, sizeof more, "more.yaml");
+  char *text = test_slurp_text(plan);
+  char *at = strstr(text, "instances: 5000");
+  cr_assert_not_null(at);
+  memcpy(at, "instances: 5200", 15);
+  FILE *f = fopen(more, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  w.fewest = 99;
+  w.most = -1;
+  sum = run_into(more, db, ro);
+  cr_expect_eq(sum.done, 200);
+  cr_expect_eq(w.fewest, 2, "the indexes were dropped for a run of 200 jobs beside 5,000");
+
+  /* Either way the file ends as a run into a fresh file leaves it. */
+  farm_run_opts plain = {0};
+  run_into(more, fresh, plain);
+  char *a = schema_of(db), *b = schema_of(fresh);
+  cr_expect_str_eq(a, b);
+  free(a);
+  free(b);
+  a = test_db_rows(db, "PRAGMA integrity_check");
+  cr_expect_str_eq(a, "ok\n");
+  free(a);
 }

@@ -1158,6 +1158,49 @@ Test(store, load_keys_leaves_out_error_rows_only_when_asked) {
   mapf_grid_free(g);
 }
 
+/* A file without the deferred indexes (its run was killed while it had dropped them): a reader
+ * reads it as it is, writing nothing; a writer's open builds them, unless told to leave that to
+ * the run (FARM_STORE_DEFER_INDEXES); dropping and building again round-trips. */
+Test(store, a_writer_builds_the_deferred_indexes_a_killed_run_left_out) {
+  char db[512];
+  path_in(db, sizeof db, "r.db");
+  mapf_grid *g = tiny_grid();
+  job j[3];
+  farm_record recs[3];
+  make_jobs(j, recs, 3, g);
+  const char *count = "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN "
+                      "('results_map_label', 'results_instance')";
+  farm_store *st = open_ok(db, FARM_STORE_CREATE);
+  char *before = test_db_rows(db, "SELECT type, name, sql FROM sqlite_master ORDER BY name");
+  put_ok(st, 0, recs, 3);
+  mapf_diag err = {0};
+  cr_assert_eq(farm_store_drop_indexes(st, &err), 0, "%s", err.msg);
+  cr_expect_eq(q_int(st, count), 0);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM sqlite_master WHERE name = 'results_run'"), 1,
+               "results_run stays");
+  farm_store_close(st);
+
+  st = open_ok(db, FARM_STORE_READONLY);
+  cr_expect_eq(q_int(st, count), 0);
+  cr_expect_eq(q_int(st, "SELECT count(*) FROM results WHERE map = 'tiny.map' AND label = 'BMAA*'"),
+               3);
+  farm_store_close(st);
+  st = open_ok(db, FARM_STORE_CREATE | FARM_STORE_DEFER_INDEXES);
+  cr_expect_eq(q_int(st, count), 0);
+  cr_expect_eq(farm_store_build_indexes(st, 2, &err), 2, "%s", err.msg);
+  cr_expect_eq(farm_store_build_indexes(st, 2, &err), 0, "built once");
+  cr_assert_eq(farm_store_drop_indexes(st, &err), 0, "%s", err.msg);
+  farm_store_close(st);
+  st = open_ok(db, FARM_STORE_CREATE);
+  cr_expect_eq(q_int(st, count), 2);
+  farm_store_close(st);
+  char *after = test_db_rows(db, "SELECT type, name, sql FROM sqlite_master ORDER BY name");
+  cr_expect_str_eq(after, before);
+  free(before);
+  free(after);
+  mapf_grid_free(g);
+}
+
 Test(store, bad_record_is_refused_and_nothing_is_written) {
   char db[512];
   path_in(db, sizeof db, "r.db");
