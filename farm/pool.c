@@ -337,6 +337,8 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
   p.t0 = p.last_flush = now_seconds();
   omp_init_lock(&p.queue_lock);
   omp_init_lock(&p.writer_lock);
+  /* Not starting it is no failure: the commits then checkpoint themselves, as SQLite does. */
+  if (!opts->discard) farm_store_checkpoints_start(st, NULL);
   int32_t batch = opts->batch > 0 ? opts->batch : 1024;
   double every = opts->flush_seconds > 0 ? opts->flush_seconds : 1.0;
   p.every = every;
@@ -386,6 +388,7 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
     mapf_workspace_free(ws);
   }
   flush(&p, FLUSH_FINAL);
+  if (!opts->discard) sum->checkpoints = farm_store_checkpoints_stop(st);
   sum->seconds = now_seconds() - p.t0;
   sum->interrupted = stopped && !p.failed;
   free(todo);

@@ -48,6 +48,7 @@ typedef struct farm_run_summary {
   double seconds;
   double writer_seconds;   /* CPU time of the writes, summed over the threads that wrote */
   double index_seconds;    /* building the deferred indexes at the end (after `seconds`) */
+  int64_t checkpoints;     /* checkpoints run beside the writer (farm_store_checkpoints_*) */
   int interrupted;
 } farm_run_summary;
 

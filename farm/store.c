@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,16 @@ typedef struct agent_row {
   agent_value v[AGENT_COLS];
 } agent_row;
 
+/* The background checkpointer (farm_store_checkpoints_start). */
+typedef struct checkpointer {
+  sqlite3 *db; /* a connection of its own, used by its thread only */
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  int pending, stop; /* under lock */
+  int64_t runs;      /* checkpoints it ran (read after the join) */
+} checkpointer;
+
 struct farm_store {
   sqlite3 *db;
   char *path;   /* for messages */
@@ -99,6 +110,7 @@ struct farm_store {
    * are written. */
   int64_t agents_top, series_top;
   int txn; /* inside a transaction of farm_store_begin, which farm_store_put joins */
+  checkpointer *ckpt; /* running between farm_store_checkpoints_start and _stop */
   sqlite3_stmt *run_begin, *run_end;
   sqlite3_stmt *keys, *keys_ok;
   farm_put_counts last_put; /* what the last farm_store_put wrote */
@@ -1154,6 +1166,7 @@ const char *farm_store_note(const farm_store *st) { return st ? st->note : ""; }
 
 /* Closes st; with remove, deletes the database files first, while the lock is held. */
 static void store_close(farm_store *st, int remove) {
+  farm_store_checkpoints_stop(st);
   sqlite3_finalize(st->begin);
   sqlite3_finalize(st->commit);
   sqlite3_finalize(st->rollback);
@@ -1568,6 +1581,108 @@ void farm_store_rollback(farm_store *st) {
     sqlite3_step(st->rollback);
     sqlite3_reset(st->rollback);
   }
+}
+
+/* ---- checkpoints ------------------------------------------------------------------------- */
+
+/* In WAL mode a commit appends the pages it changed to the -wal file, and a checkpoint copies
+ * them into the database file and syncs both: by default the committing connection does it
+ * itself whenever the WAL holds 1,000 pages, so the writer (holding the pool's writer lock)
+ * spent a quarter of its time at a million rows copying and syncing pages. During a run a
+ * thread of its own does it, on a connection of its own: SQLite's PASSIVE checkpoint runs
+ * beside the writer, copying what was committed before it began. The WAL hook (called after
+ * every commit with the WAL's size in pages) wakes that thread; should the WAL still reach
+ * CKPT_OWN_PAGES (the thread falls behind), the writer checkpoints itself, so the WAL stays
+ * bounded. */
+#define CKPT_OWN_PAGES 65536 /* 256 MiB of 4 KiB pages */
+
+static void *checkpoint_loop(void *arg) {
+  checkpointer *c = arg;
+  pthread_mutex_lock(&c->lock);
+  for (;;) {
+    while (!c->pending && !c->stop) pthread_cond_wait(&c->wake, &c->lock);
+    if (!c->pending) break;
+    c->pending = 0;
+    pthread_mutex_unlock(&c->lock);
+    /* Busy (a reader's snapshot, another checkpoint): the next commit wakes it again. */
+    sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    c->runs++;
+    pthread_mutex_lock(&c->lock);
+  }
+  pthread_mutex_unlock(&c->lock);
+  return NULL;
+}
+
+static int wal_hook(void *ud, sqlite3 *db, const char *name, int pages) {
+  checkpointer *c = ud;
+  if (pages >= CKPT_OWN_PAGES) {
+    sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    return SQLITE_OK;
+  }
+  pthread_mutex_lock(&c->lock);
+  c->pending = 1;
+  pthread_cond_signal(&c->wake);
+  pthread_mutex_unlock(&c->lock);
+  return SQLITE_OK;
+}
+
+int farm_store_checkpoints_start(farm_store *st, mapf_diag *err) {
+  if (refuse_readonly(st, err) < 0) return -1;
+  if (st->ckpt) return 0;
+  checkpointer *c = calloc(1, sizeof *c);
+  if (!c) {
+    farm_err(err, "%s: out of memory", st->path);
+    return -1;
+  }
+  if (sqlite3_open_v2(st->path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+      SQLITE_OK) {
+    farm_err(err, "%s: cannot open a connection for checkpoints: %s", st->path,
+             c->db ? sqlite3_errmsg(c->db) : "out of memory");
+    sqlite3_close(c->db);
+    free(c);
+    return -1;
+  }
+  sqlite3_busy_timeout(c->db, FARM_STORE_BUSY_MS);
+  /* A connection knows the file is in WAL mode only once it has read it; until then a
+   * checkpoint does nothing. */
+  int64_t tables = 0;
+  if (query_int(c->db, "SELECT count(*) FROM sqlite_master", &tables) != SQLITE_OK) {
+    farm_err(err, "%s: cannot read it for checkpoints: %s", st->path, sqlite3_errmsg(c->db));
+    sqlite3_close(c->db);
+    free(c);
+    return -1;
+  }
+  pthread_mutex_init(&c->lock, NULL);
+  pthread_cond_init(&c->wake, NULL);
+  if (pthread_create(&c->thread, NULL, checkpoint_loop, c) != 0) {
+    farm_err(err, "%s: cannot start the checkpoint thread", st->path);
+    pthread_cond_destroy(&c->wake);
+    pthread_mutex_destroy(&c->lock);
+    sqlite3_close(c->db);
+    free(c);
+    return -1;
+  }
+  st->ckpt = c;
+  sqlite3_wal_hook(st->db, wal_hook, c);
+  return 0;
+}
+
+int64_t farm_store_checkpoints_stop(farm_store *st) {
+  checkpointer *c = st ? st->ckpt : NULL;
+  if (!c) return 0;
+  sqlite3_wal_autocheckpoint(st->db, 1000); /* SQLite's default hook again */
+  pthread_mutex_lock(&c->lock);
+  c->stop = 1;
+  pthread_cond_signal(&c->wake);
+  pthread_mutex_unlock(&c->lock);
+  pthread_join(c->thread, NULL);
+  int64_t runs = c->runs;
+  pthread_cond_destroy(&c->wake);
+  pthread_mutex_destroy(&c->lock);
+  sqlite3_close(c->db);
+  free(c);
+  st->ckpt = NULL;
+  return runs;
 }
 
 int farm_store_drop_indexes(farm_store *st, mapf_diag *err) {

@@ -144,6 +144,14 @@ int farm_store_put(farm_store *st, int64_t run_id, const farm_record *recs, int3
 int farm_store_drop_indexes(farm_store *st, mapf_diag *err);
 int farm_store_build_indexes(farm_store *st, int threads, mapf_diag *err);
 
+/* Checkpoints in a thread of their own (farm_run, while it writes): the writer's commits then
+ * only append to the WAL, and a second connection copies the WAL into the database beside
+ * them, unless the WAL reaches 256 MiB, when the writer checkpoints too. _start returns 0, or
+ * -1 with err (the commits then checkpoint as before); _stop joins the thread and returns how
+ * many checkpoints it ran (0 when none was running). farm_store_close stops it too. */
+int farm_store_checkpoints_start(farm_store *st, mapf_diag *err);
+int64_t farm_store_checkpoints_stop(farm_store *st);
+
 /* One transaction for many farm_store_put calls (the pool's: a commit writes every page it
  * changed once, however many puts changed it). farm_store_begin returns 0, or -1 with err;
  * farm_store_commit returns 0 (also when no transaction is open), or -1 with err after rolling

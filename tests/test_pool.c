@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -193,6 +194,7 @@ typedef struct watcher {
   const char *db;
   int calls, mismatches;
   int64_t last;
+  off_t largest_file; /* the database file's size, without its WAL */
 } watcher;
 
 static void watch(void *ud, int64_t done, int64_t pending, int64_t failed, double elapsed,
@@ -203,15 +205,19 @@ static void watch(void *ud, int64_t done, int64_t pending, int64_t failed, doubl
   int64_t n = test_db_int(w->db, "SELECT count(*) FROM results");
   if (n != done) w->mismatches++;
   w->last = done;
+  struct stat sb;
+  if (!final && stat(w->db, &sb) == 0 && sb.st_size > w->largest_file) w->largest_file = sb.st_size;
 }
 
 /* Batches of 2 jobs join a transaction committed every half second: the 5,000 jobs take a few
- * commits, not one or more per batch (over a thousand), and progress counts committed jobs. */
+ * commits, not one or more per batch (over a thousand), and progress counts committed jobs.
+ * The commits only append to the WAL: the checkpoint thread copies it into the database file,
+ * which grows while the run goes on. */
 Test(pool, a_commit_holds_many_batches_and_progress_counts_committed_jobs) {
   char plan[512], db[512];
   write_plan(plan, sizeof plan);
   in_tmp(db, sizeof db, "p.db");
-  watcher w = {db, 0, 0, 0};
+  watcher w = {db, 0, 0, 0, 0};
   farm_run_opts ro = {0};
   ro.batch = 2;
   ro.flush_seconds = 0.5;
@@ -225,6 +231,9 @@ Test(pool, a_commit_holds_many_batches_and_progress_counts_committed_jobs) {
   cr_expect_eq(w.last, 5000);
   cr_expect_eq(sum.done, 5000);
   cr_expect_gt(sum.writer_seconds, 0.0);
+  cr_expect_gt(sum.checkpoints, 0);
+  cr_expect_gt(w.largest_file, 1 << 20, "the database file stayed at %lld bytes during the run",
+               (long long)w.largest_file);
   cr_expect_eq(test_db_int(db, "SELECT n_ok + n_limit + n_error FROM runs"), 5000);
 }
 
