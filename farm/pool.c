@@ -284,6 +284,7 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
     else
       state[i] = farm_keyset_has(&keys, j.key) ? 1 : 2;
   }
+  int64_t stored = keys.n + keys.has_zero; /* rows in the database, of any plan or shard */
   farm_keyset_free(&keys);
   int64_t ntodo = 0;
   for (int64_t i = 0; i < njobs; i++) {
@@ -316,8 +317,9 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
   /* A run that at least doubles the rows drops the indexes whose entries land far apart and
    * builds them at its end (store.h): sorting every row once costs no more than keeping them
    * up to date, and far less once the rows outgrow the page cache. A smaller run keeps them
-   * (and builds them first if a killed run left them out). */
-  int defer = ntodo >= sum->present;
+   * (and builds them first if a killed run left them out). What counts is every row of the
+   * database, of whatever plan or shard; --retry-failed leaves the error rows out. */
+  int defer = ntodo >= stored;
   if (!opts->discard && (defer ? farm_store_drop_indexes(st, err)
                                : farm_store_build_indexes(st, threads, err)) < 0) {
     free(todo);

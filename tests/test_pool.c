@@ -348,6 +348,29 @@ Test(pool, a_run_that_doubles_the_rows_builds_the_deferred_indexes_at_its_end) {
   cr_expect_eq(sum.done, 200);
   cr_expect_eq(w.fewest, 2, "the indexes were dropped for a run of 200 jobs beside 5,000");
 
+  /* 200 jobs of another plan (another seed: no key in common), beside 5,200 rows: kept too,
+   * though none of the plan's jobs is there yet. */
+  char other[512];
+  in_tmp(other, sizeof other, "other.yaml");
+  text = test_slurp_text(plan);
+  at = strstr(text, "seed: 7");
+  cr_assert_not_null(at);
+  at[6] = '8';
+  at = strstr(text, "instances: 5000");
+  cr_assert_not_null(at);
+  memcpy(at, "instances:  200", 15);
+  f = fopen(other, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  w.fewest = 99;
+  w.most = -1;
+  sum = run_into(other, db, ro);
+  cr_expect_eq(sum.done, 200);
+  cr_expect_eq(sum.present, 0);
+  cr_expect_eq(w.fewest, 2, "the indexes were dropped for a run of 200 jobs beside 5,200 rows");
+
   /* Either way the file ends as a run into a fresh file leaves it. */
   farm_run_opts plain = {0};
   run_into(more, fresh, plain);
