@@ -2311,7 +2311,8 @@ static int cmd_bench_farm(const farm_cli_cmd *cmd, int argc, char **argv) {
   if (!status) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("mode=%s threads=%d jobs=%lld seconds=%.3f jobs_per_s=%.0f", discard ? "discard" : "store",
+    printf("mode=%s threads=%d jobs=%lld seconds=%.3f jobs_per_s=%.0f",
+           discard ? "discard" : "store",
            threads > 0 ? (int)threads : omp_get_max_threads(), (long long)sum.done, sum.seconds,
            sum.seconds > 0 ? (double)sum.done / sum.seconds : 0.0);
     double us = sum.done > 0 ? sum.writer_seconds * 1e6 / (double)sum.done : 0.0;

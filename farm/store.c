@@ -6,7 +6,8 @@
  * application_id, which schema version), and only a mapfarm database, an empty file or a new
  * path is opened for writing, under the writer lock (PATH.lock, see lock_take).
  * Every statement is prepared once at open and reused; farm_store_put writes a batch in one
- * BEGIN IMMEDIATE ... COMMIT transaction, so a crash loses at most the batch being written.
+ * BEGIN IMMEDIATE ... COMMIT transaction, or joins the one farm_store_begin opened (the pool's,
+ * committed once a second), so a crash loses at most the transaction being written.
  *
  * A job's agent rows refer to its results row by results.id (schema/schema.sql).
  *
@@ -106,8 +107,8 @@ struct farm_store {
   int32_t npending;
   sqlite3_stmt *clear_series, *put_sample, *series_max;
   /* The largest result_id in agent_results and in coherence_series, read at the start of each
-   * batch (a program other than mapfarm may write the file between batches) and raised as rows
-   * are written. */
+   * transaction (a program other than mapfarm may write the file between them) and raised as
+   * rows are written. */
   int64_t agents_top, series_top;
   int txn; /* inside a transaction of farm_store_begin, which farm_store_put joins */
   checkpointer *ckpt; /* running between farm_store_checkpoints_start and _stop */
@@ -491,7 +492,7 @@ static int compiled_objects(const char *type, view_defs *v, mapf_diag *err) {
     if (!v->name[v->n - 1] || !v->sql[v->n - 1]) rc = SQLITE_NOMEM;
   }
   if (rc != SQLITE_OK)
-    farm_err(err, "cannot build the %ss of schema/: %s", type,
+    farm_err(err, "cannot read the %s definitions of schema/: %s", type,
              mem ? sqlite3_errmsg(mem) : "out of memory");
   sqlite3_finalize(s);
   sqlite3_close(mem);

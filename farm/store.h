@@ -1,10 +1,11 @@
 /* store.h: the SQLite results database (schema/schema.sql, schema/views.sql).
  *
  * One connection, used by one thread at a time: the pool hands batches of finished jobs to
- * whichever worker holds the writer lock, and that worker writes them in one transaction (WAL
- * mode). Jobs are keyed by job key (a key already stored is left as it is, so a rerun or a
- * merge never duplicates a job); agent rows refer to their job's results.id, an integer that
- * grows with insertion order (schema/schema.sql). */
+ * whichever worker holds the writer lock, and that worker writes them into the open
+ * transaction (WAL mode), committed once a second; during a run a second connection only
+ * checkpoints, in a thread of its own. Jobs are keyed by job key (a key already stored is left
+ * as it is, so a rerun or a merge never duplicates a job); agent rows refer to their job's
+ * results.id, an integer that grows with insertion order (schema/schema.sql). */
 #ifndef FARM_STORE_H
 #define FARM_STORE_H
 

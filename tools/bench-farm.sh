@@ -57,11 +57,11 @@ compare() {
   # write) a second, unless the one writer is the limit at 1 / write.
   local c_us
   c_us=$(echo "$c_d1 * 1000000 / $jobs" | bc -l)
-  printf 'per job on 1 thread: compute %.1f us (cpu, --discard), writer %.1f us (its thread cpu)\n' \
-    "$c_us" "$w"
+  printf 'per job on 1 thread: compute %.1f us (cpu, --discard), writer %.1f us (its thread %s)\n' \
+    "$c_us" "$w" cpu
   for cores in 16; do
-    printf 'prediction for %d idle cores like these: min(%d / (%.1f + %.1f us), 1 / %.1f us) = %.0f jobs/s\n' \
-      "$cores" "$cores" "$c_us" "$w" "$w" \
+    printf 'prediction for %d idle cores like these: min(%d / (%.1f + %.1f us), %s) = %.0f jobs/s\n' \
+      "$cores" "$cores" "$c_us" "$w" "1 / $w us" \
       "$(echo "a = $cores * 1000000 / ($c_us + $w); b = 1000000 / $w; if (a < b) a else b" | bc -l)"
   done
 }
@@ -78,11 +78,13 @@ sed 's/instances: 25000/instances: 250000/' "$plan" >"$tmp/big.yaml"
 big=$("$bin" expand "$tmp/big.yaml" | head -n 1 | cut -d' ' -f1)
 echo "== memory and resume: $big jobs"
 line=$(bench "$tmp/big.yaml" 2 --db "$tmp/big.db" | paste -sd' ')
-printf '%s peak_rss_mib=%.1f db_mib=%.0f\n' "$(sed 's/ peak_rss_mib=[^ ]*//; s/ cpu_s=.*//' <<<"$line")" \
+printf '%s peak_rss_mib=%.1f db_mib=%.0f\n' \
+  "$(sed 's/ peak_rss_mib=[^ ]*//; s/ cpu_s=.*//' <<<"$line")" \
   "$(echo "$(field peak_kib "$line") / 1024" | bc -l)" \
   "$(echo "$(stat -c %s "$tmp/big.db") / 1048576" | bc -l)"
 start=$(date +%s.%N)
-/usr/bin/time -f '%M' -o "$tmp/rss" "$bin" run "$tmp/big.yaml" --db "$tmp/big.db" --threads 2 2>/dev/null
+/usr/bin/time -f '%M' -o "$tmp/rss" "$bin" run "$tmp/big.yaml" --db "$tmp/big.db" --threads 2 \
+  2>/dev/null
 end=$(date +%s.%N)
 printf 'rerun of the finished plan (nothing to run): seconds=%.2f peak_rss_mib=%.1f\n' \
   "$(echo "$end - $start" | bc -l)" "$(echo "$(tail -n 1 "$tmp/rss") / 1024" | bc -l)"

@@ -27,11 +27,13 @@ PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
 PRAGMA cache_size = -65536;
 $setup
-CREATE TEMP TABLE r AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $rows)
+CREATE TEMP TABLE r AS
+  WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $rows)
   SELECT i AS id, lower(hex(randomblob(16))) AS job_key, 1 AS run_id,
          'random-32x32-d0.1-s1' AS map, '9f1c2b3a4d5e6f70' AS map_hash, 'random' AS generator,
          2 + i % 4 AS agents, i / 4 AS instance, 'bmaa' AS algorithm, 'BMAA*' AS label,
-         '{"expansions":32,"flow":false,"moves":32,"push":false,"vision":1.4142135623730951}' AS params,
+         '{"expansions":32,"flow":false,"moves":32,"push":false,"vision":1.4142135623730951}'
+           AS params,
          lower(hex(randomblob(8))) AS seed, i AS plan_index, 'ok' AS status, '' AS limit_hit,
          '' AS message, 1.0 AS completion_rate, 3 AS completed, 41.5 AS mean_completion_steps,
          41.5 AS mean_completion_steps_capped, 0.0012 AS mean_completion_seconds,
@@ -44,7 +46,8 @@ CREATE TEMP TABLE r AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 F
          1 AS solved, 120 AS soc, 58 AS makespan, 41.5 AS mean_completion_steps_at_limit,
          0.0 AS limit_work, 0.0015 AS work_seconds
   FROM c;
-CREATE TEMP TABLE a AS WITH RECURSIVE k(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM k WHERE n < $agents - 1)
+CREATE TEMP TABLE a AS
+  WITH RECURSIVE k(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM k WHERE n < $agents - 1)
   SELECT r.id AS result_id, k.n AS agent, 3 AS start_x, 4 AS start_y, 20 AS goal_x, 21 AS goal_y,
          20 AS final_x, 21 AS final_y, 1 AS reached, 40 + k.n AS completion_step,
          0.001 AS completion_seconds, 37.9 AS travel_distance, 470 AS expansions,
