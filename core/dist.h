@@ -1,0 +1,68 @@
+/* dist.h: distance-to-goal tables, one breadth-first search per goal over the grid's moves,
+ * kept in a per-thread cache across runs (docs/choices.md, `pibt`). Internal to core/.
+ *
+ * A table counts moves (every move one step, whatever its length): the distance of the MAPF
+ * model, where each move takes one time step. It covers the goal's connected component only,
+ * indexed by `local`: cell c's distance is d[local[c]]. The cache lives in a mapf_workspace
+ * (sim.c), so one thread's jobs on one map share the tables of their goals; it is keyed by the
+ * map's content and move set, never by a pointer, and tables are only read once made, so a
+ * hit gives the same numbers as a fresh search: results never depend on what was cached. */
+#ifndef MAPF_DIST_H
+#define MAPF_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+
+/* What the cache keeps across runs, at most (docs/choices.md, `pibt`): past it the least
+ * recently used tables are dropped when a run ends. A run's own tables are kept while it runs
+ * whatever their size. 256 MiB: 2,300 tables of den520d (28,178 cells), enough for the
+ * agents of every job of a 1,000-agent scenario on it. */
+#define MAPF_DIST_CACHE_BYTES ((size_t)256 << 20)
+
+typedef struct mapf__dist_entry {
+  uint64_t map;   /* mapf__dist_map_key of the grid */
+  int32_t goal;
+  int32_t size;   /* cells of the goal's component: entries of d */
+  uint32_t *d;
+  uint64_t used;  /* the cache's run counter when last asked for */
+} mapf__dist_entry;
+
+typedef struct mapf__dist_cache {
+  /* The grid of the current run: its key and its cell index (per cell, the index of the cell
+   * within its component in id order; -1 for blocked cells). */
+  uint64_t map;
+  int32_t *local;
+  int32_t ncells, local_cap;
+  mapf__dist_entry *e;
+  int32_t n, cap;
+  int32_t *slot;          /* open addressing over e[]: index or -1; nslot a power of two */
+  int32_t nslot;
+  size_t bytes;           /* of the tables held */
+  uint64_t runs;          /* runs that have used the cache */
+  int32_t *queue;         /* BFS scratch */
+  int32_t queue_cap;
+} mapf__dist_cache;
+
+/* The cache's key of g: its content hash and its move set (a grid option that changes the
+ * moves, such as a connectivity, makes other tables). */
+uint64_t mapf__dist_map_key(const mapf_grid *g);
+
+/* Starts a run on g: sets c->local for g (made again only when the map changed). Returns 0, or
+ * -1 when out of memory. */
+int mapf__dist_begin(mapf__dist_cache *c, const mapf_grid *g);
+
+/* The table of distances to goal on the grid of the last mapf__dist_begin: d[c->local[cell]]
+ * is the number of moves from cell to goal, for every cell of goal's component. Searched on a
+ * miss. NULL when out of memory. The table stays valid until mapf__dist_trim or
+ * mapf__dist_free. */
+const uint32_t *mapf__dist_get(mapf__dist_cache *c, const mapf_grid *g, int32_t goal);
+
+/* Ends a run: drops the least recently used tables until at most budget bytes are held. */
+void mapf__dist_trim(mapf__dist_cache *c, size_t budget);
+
+/* Frees everything c holds and zeroes it. */
+void mapf__dist_free(mapf__dist_cache *c);
+
+#endif
