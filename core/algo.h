@@ -81,6 +81,10 @@ typedef struct mapf_algo_def {
   int (*rules)(const void *params, mapf_diag *d);
   const struct mapf__planner_vt *vt;
   mapf_work_model work; /* zero: no work model */
+  /* The planner decides every agent's move together, as one joint step (PIBT): it runs under
+   * the joint rule (sim.h, MAPF_EXEC_JOINT) whatever a plan asks, and is the only kind that
+   * may. false: it plans each agent on its own, under `chains` or `single-pass`. */
+  bool joint;
 } mapf_algo_def;
 
 /* Defines mapf_algo_<id>, the description of one algorithm, and registers it: the build lists

@@ -1,6 +1,7 @@
 /* sim.c: the simulator (docs/choices.md, Simulation; Sigurdson et al. 2018 Alg. 2). Every step,
  * each agent's planner fills want[] (search phase), then the executor moves agents one at a time in
- * agent order, so no two agents ever share a cell and none ever swap. */
+ * agent order, so no two agents ever share a cell and none ever swap; or, under the joint rule
+ * (Stern et al. 2019), checks the planner's joint step and moves every agent at once. */
 #include "sim.h"
 
 #include <math.h>
@@ -14,11 +15,16 @@
 int mapf_execution_parse(const char *name) {
   if (strcmp(name, "chains") == 0) return MAPF_EXEC_CHAINS;
   if (strcmp(name, "single-pass") == 0) return MAPF_EXEC_SINGLE_PASS;
+  if (strcmp(name, "joint") == 0) return MAPF_EXEC_JOINT;
   return -1;
 }
 
 const char *mapf_execution_name(mapf_execution e) {
-  return e == MAPF_EXEC_SINGLE_PASS ? "single-pass" : "chains";
+  return e == MAPF_EXEC_SINGLE_PASS ? "single-pass" : e == MAPF_EXEC_JOINT ? "joint" : "chains";
+}
+
+mapf_execution mapf_algo_execution(const mapf_algo_def *def, mapf_execution asked) {
+  return def->joint ? MAPF_EXEC_JOINT : asked;
 }
 
 const char *mapf_status_name(mapf_status s) {
@@ -57,6 +63,7 @@ void mapf_result_clear(mapf_result *res) {
  * a run touches only the cells its agents use. */
 struct mapf_workspace {
   mapf__search search;
+  mapf__dist_cache dist; /* distance tables across runs (dist.h) */
   int32_t *occ, *winner; /* per cell */
   int32_t ncells;
   int32_t *pos, *want, *chain, *prev;
@@ -70,6 +77,7 @@ mapf_workspace *mapf_workspace_new(void) { return calloc(1, sizeof(mapf_workspac
 void mapf_workspace_free(mapf_workspace *ws) {
   if (!ws) return;
   mapf__search_free(&ws->search);
+  mapf__dist_free(&ws->dist);
   free(ws->occ);
   free(ws->winner);
   free(ws->pos);
@@ -262,6 +270,137 @@ static void execute_single_pass(exec_ctx *x) {
   }
 }
 
+/* The direction of a legal move of the grid from `from` to `to`, or -1 when there is none.
+ * Compares offsets instead of dividing for coordinates: a legal move lands on its neighbour,
+ * so a match with a legal direction is that move. */
+static int legal_dir(const mapf_grid *g, int32_t from, int32_t to) {
+  uint8_t m = g->moves[from];
+  int32_t delta = to - from;
+  for (int d = 0; d < 8; d++)
+    if ((m >> d & 1) && g->offset[d] == delta) return d;
+  return -1;
+}
+
+/* The joint rule (sim.h, MAPF_EXEC_JOINT; Stern et al. 2019): want[] is one joint step, legal
+ * when every move is a move of the grid, no two agents end on one cell and no two swap along an
+ * edge. Checked in O(agents) with winner[] (the agent ending on each cell, -1 again on return),
+ * chain[] (each agent's end cell) and state[] (the direction of each move); a legal step moves
+ * every agent at once, so a rotation of three or more agents turns. Returns 0, or -1 when the
+ * step is illegal: nothing moved (describe_illegal says why). */
+static int execute_joint(exec_ctx *x) {
+  mapf__sim *sim = x->sim;
+  mapf_workspace *ws = x->ws;
+  const mapf_grid *g = sim->grid;
+  int32_t n = sim->n, *end = ws->chain, *winner = ws->winner;
+  uint8_t *dir = ws->state;
+  int bad = 0;
+  for (int32_t a = 0; a < n; a++) {
+    int32_t from = sim->pos[a], t = sim->want[a];
+    end[a] = from;
+    if (t != MAPF__WAIT && t != from) {
+      int d = t >= 0 && t < g->ncells ? legal_dir(g, from, t) : -1;
+      if (d < 0) {
+        bad = 1;
+        end[a] = -1;
+        continue;
+      }
+      dir[a] = (uint8_t)d;
+      end[a] = t;
+    }
+    if (winner[end[a]] >= 0)
+      bad = 1;
+    else
+      winner[end[a]] = a;
+  }
+  for (int32_t a = 0; a < n && !bad; a++) {
+    int32_t from = sim->pos[a], t = end[a];
+    if (t == from) continue;
+    int32_t b = sim->occ[t];
+    if (b >= 0 && end[b] == from) bad = 1;
+  }
+  for (int32_t a = 0; a < n; a++)
+    if (end[a] >= 0) winner[end[a]] = -1;
+  if (bad) return -1;
+  /* Every cell left first, then every cell entered: in a rotation one agent's cell is the next
+   * one's target. */
+  for (int32_t a = 0; a < n; a++)
+    if (end[a] != sim->pos[a]) sim->occ[sim->pos[a]] = -1;
+  for (int32_t a = 0; a < n; a++) {
+    if (end[a] == sim->pos[a]) continue;
+    sim->agent[a].travel_distance += mapf_dir_cost[dir[a]];
+    sim->occ[end[a]] = a;
+    sim->pos[a] = end[a];
+  }
+  return 0;
+}
+
+/* Why the joint step that execute_joint refused is illegal: the first illegal move by agent
+ * index (a wait is never illegal: of an agent that stays and one that moves onto its cell, the
+ * move is), written into msg. Only on the error path, so it may allocate. */
+static void describe_illegal(const mapf__sim *sim, char *msg, size_t len) {
+  const mapf_grid *g = sim->grid;
+  int32_t n = sim->n;
+  long long step = (long long)sim->time + 1;
+  /* Every agent's end cell (-1: not a cell), and the first and second agent ending on each
+   * cell. */
+  int32_t *end = malloc((size_t)(n > 0 ? n : 1) * sizeof *end);
+  int32_t *first = malloc((size_t)g->ncells * sizeof *first);
+  int32_t *second = malloc((size_t)g->ncells * sizeof *second);
+  snprintf(msg, len, "illegal joint step %lld", step);
+  if (!end || !first || !second) {
+    free(end);
+    free(first);
+    free(second);
+    return;
+  }
+  for (int32_t c = 0; c < g->ncells; c++) first[c] = second[c] = -1;
+  for (int32_t a = 0; a < n; a++) {
+    int32_t t = sim->want[a];
+    end[a] = t == MAPF__WAIT ? sim->pos[a] : t >= 0 && t < g->ncells ? t : -1;
+    if (end[a] < 0) continue;
+    if (first[end[a]] < 0)
+      first[end[a]] = a;
+    else if (second[end[a]] < 0)
+      second[end[a]] = a;
+  }
+  for (int32_t a = 0; a < n; a++) {
+    int32_t from = sim->pos[a], t = sim->want[a];
+    if (t == MAPF__WAIT || t == from) continue;
+    int fx = (int)mapf_grid_x(g, from), fy = (int)mapf_grid_y(g, from);
+    if (end[a] < 0) {
+      snprintf(msg, len,
+               "illegal joint step %lld: agent %d from (%d,%d) to cell %lld: not a cell of the "
+               "%dx%d map",
+               step, (int)a, fx, fy, (long long)t, (int)g->width, (int)g->height);
+      break;
+    }
+    char why[160];
+    int d = mapf_grid_dir(g, from, t);
+    int32_t other = first[t] == a ? second[t] : first[t];
+    int32_t b = sim->occ[t];
+    if (d < 0)
+      snprintf(why, sizeof why, "not a neighbouring cell");
+    else if (!g->passable[t])
+      snprintf(why, sizeof why, "a blocked cell");
+    else if (!(g->moves[from] >> d & 1))
+      snprintf(why, sizeof why, "a diagonal move past a blocked corner");
+    else if (other >= 0)
+      snprintf(why, sizeof why, "agent %d ends there too (%s (%d,%d))", (int)other,
+               sim->pos[other] == t ? "staying on" : "moving from",
+               (int)mapf_grid_x(g, sim->pos[other]), (int)mapf_grid_y(g, sim->pos[other]));
+    else if (b >= 0 && end[b] == from)
+      snprintf(why, sizeof why, "agent %d moves the other way along that edge (a swap)", (int)b);
+    else
+      continue;
+    snprintf(msg, len, "illegal joint step %lld: agent %d from (%d,%d) to (%d,%d): %s", step,
+             (int)a, fx, fy, (int)mapf_grid_x(g, t), (int)mapf_grid_y(g, t), why);
+    break;
+  }
+  free(end);
+  free(first);
+  free(second);
+}
+
 #ifdef MAPF_CHECK_INVARIANTS
 /* Debug builds (docs/design.md): after every step, every move is legal, no two agents share a cell,
  * and no two agents swapped. Aborts on a violation. */
@@ -352,6 +491,12 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   if (rc == MAPF_OK && cfg->limits.work > 0 && !mapf_work_model_set(&cfg->algo->work))
     rc = mapf_diag_set(d, MAPF_EUNSUPPORTED, NULL, 0, 0,
                        "limits: work: algorithm %s has no work model", cfg->algo->name);
+  mapf_execution execution = mapf_algo_execution(cfg->algo, cfg->execution);
+  if (rc == MAPF_OK && execution == MAPF_EXEC_JOINT && !cfg->algo->joint)
+    rc = mapf_diag_set(d, MAPF_EUNSUPPORTED, NULL, 0, 0,
+                       "execution joint: algorithm %s plans each agent on its own and runs "
+                       "under chains or single-pass",
+                       cfg->algo->name);
   if (rc != MAPF_OK) {
     fail(res, d, rc, NULL);
     return rc;
@@ -376,6 +521,8 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   sim.want = ws->want;
   sim.agent = res->agent;
   sim.search = &ws->search;
+  sim.dist = &ws->dist;
+  sim.execution = execution;
   mapf_rng_seed(&sim.rng, cfg->seed);
   if (cfg->limits.seconds > 0) sim.deadline = t0 + cfg->limits.seconds;
   sim.max_expansions = cfg->limits.expansions;
@@ -401,7 +548,10 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
 
   const mapf__planner_vt *vt = cfg->algo->vt;
   void *state = NULL;
+  double s0 = now_seconds();
   rc = vt->init(&sim, &state, d);
+  res->setup_seconds = now_seconds() - s0;
+  if (execution == MAPF_EXEC_JOINT) sim.push = 0;
   if (rc != MAPF_OK) {
     for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
     fail(res, d, rc, NULL);
@@ -414,6 +564,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   if (cfg->on_step) cfg->on_step(cfg->ud, 0, sim.pos, n);
 
   mapf_limit_kind limit = MAPF_LIMIT_NONE;
+  char illegal[sizeof res->message] = ""; /* an illegal joint step, for a caller without d */
   while (rc == MAPF_OK) {
     if (at_goal == n) break;
     if (sim.time >= cfg->limits.steps) {
@@ -447,18 +598,27 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
       break;
     }
 
-    /* Execution phase (Alg. 2 lines 5-15). */
-    for (int32_t a = 0; a < n; a++) {
-      ws->state[a] = EX_OPEN;
-      ws->prev[a] = sim.pos[a];
-      if (wants_move(&sim, a) && ws->winner[sim.want[a]] < 0) ws->winner[sim.want[a]] = a;
+    /* Execution phase (Alg. 2 lines 5-15; under the joint rule the planner's joint step). */
+    if (execution == MAPF_EXEC_JOINT) {
+      memcpy(ws->prev, sim.pos, (size_t)n * sizeof *ws->prev);
+      if (execute_joint(&x) < 0) {
+        describe_illegal(&sim, illegal, sizeof illegal);
+        rc = mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "%s", illegal);
+        break;
+      }
+    } else {
+      for (int32_t a = 0; a < n; a++) {
+        ws->state[a] = EX_OPEN;
+        ws->prev[a] = sim.pos[a];
+        if (wants_move(&sim, a) && ws->winner[sim.want[a]] < 0) ws->winner[sim.want[a]] = a;
+      }
+      if (execution == MAPF_EXEC_SINGLE_PASS)
+        execute_single_pass(&x);
+      else
+        execute_chains(&x);
+      for (int32_t a = 0; a < n; a++)
+        if (sim.want[a] != MAPF__WAIT) ws->winner[sim.want[a]] = -1;
     }
-    if (cfg->execution == MAPF_EXEC_SINGLE_PASS)
-      execute_single_pass(&x);
-    else
-      execute_chains(&x);
-    for (int32_t a = 0; a < n; a++)
-      if (sim.want[a] != MAPF__WAIT) ws->winner[sim.want[a]] = -1;
     sim.time++;
 #ifdef MAPF_CHECK_INVARIANTS
     check_step(&sim, ws);
@@ -495,9 +655,10 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   }
   res->coherence = rc == MAPF_OK && vt->coherence ? vt->coherence(&sim, state) : NAN;
   vt->free(state);
+  mapf__dist_trim(&ws->dist, MAPF_DIST_CACHE_BYTES);
   for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
   if (rc != MAPF_OK) {
-    fail(res, d, rc, NULL);
+    fail(res, d, rc, illegal[0] ? illegal : NULL);
     return rc;
   }
 

@@ -20,12 +20,24 @@ typedef enum {
   MAPF_EXEC_CHAINS,
   /* One pass in agent order (Sigurdson et al. 2018 Alg. 2 lines 5-15): an agent moves only if its
    * next cell is free at that moment. */
-  MAPF_EXEC_SINGLE_PASS
+  MAPF_EXEC_SINGLE_PASS,
+  /* The MAPF model (Stern et al. 2019): every agent moves at once, as the planner decided. A
+   * step is legal when every move is a move of the grid, no two agents end on one cell and no
+   * two swap along an edge; a cycle of three or more agents moving together is allowed. The
+   * simulator checks every step and ends the run with an error at the first illegal one. The
+   * rule of planners that decide all moves together (mapf_algo_def.joint: PIBT), and theirs
+   * only: the sequential rules above are for planners that plan each agent on its own. */
+  MAPF_EXEC_JOINT
 } mapf_execution;
 
-/* Returns the execution for "chains" or "single-pass", or -1; and the name of e. */
+/* Returns the execution for "chains", "single-pass" or "joint", or -1; and the name of e. */
 int mapf_execution_parse(const char *name);
 const char *mapf_execution_name(mapf_execution e);
+
+/* The rule a run of def asked to run under `asked` runs under: joint for a joint planner
+ * (whatever was asked: such a planner is defined by moving agents together), else `asked`.
+ * mapf_run refuses a planner that is not joint under MAPF_EXEC_JOINT. */
+mapf_execution mapf_algo_execution(const mapf_algo_def *def, mapf_execution asked);
 
 typedef struct mapf_limits {
   int64_t steps;      /* >= 1; the deterministic limit, always set */
@@ -109,6 +121,10 @@ typedef struct mapf_result {
   int64_t expansions;
   double work_seconds;             /* the work charged by the algorithm's model (algo.h) */
   double planning_seconds;         /* total time in the search phase */
+  /* Wall-clock seconds of the planner's set-up before the first step (PIBT: its distance
+   * tables, built or found in the workspace's cache); in wall_seconds, not in
+   * planning_seconds. */
+  double setup_seconds;
   double max_step_planning_seconds;/* the largest single step's search phase */
   int64_t failed_moves, pushes, searches, deadlocks_broken;
   /* Patrol (Jansen & Sturtevant 2008 Sec. 4). */
@@ -152,7 +168,7 @@ typedef struct mapf_run_config {
   const mapf_algo_def *algo;
   mapf_params params;
   mapf_limits limits;
-  mapf_execution execution;
+  mapf_execution execution; /* as asked; the run's rule is mapf_algo_execution's */
   uint64_t seed;          /* for any randomness the algorithm uses (derived from the job key) */
   mapf_step_fn on_step;   /* NULL: no trace */
   mapf_goal_fn on_goal;   /* NULL: none */
@@ -171,7 +187,9 @@ void mapf_workspace_free(mapf_workspace *ws);
 /* Runs one instance to the end or to a limit and fills res (res is overwritten; clear it with
  * mapf_result_clear when done). Returns MAPF_OK when the run happened (res->status is ok or
  * limit); otherwise an error code with the reason in d and res->status = MAPF_STATUS_ERROR and
- * res->message set (invalid instance or parameters, out of memory). */
+ * res->message set (invalid instance or parameters, out of memory, a planner that is not joint
+ * under the joint rule, or an illegal joint step: MAPF_EINVAL, "illegal joint step T: agent A
+ * from (x,y) to (x,y): why", naming the first illegal move of the step by agent index). */
 int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, mapf_diag *d);
 
 #endif

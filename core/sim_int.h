@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "dist.h"
 #include "rng.h"
 #include "search_int.h"
 #include "sim.h"
@@ -28,6 +29,10 @@ typedef struct mapf__sim {
   mapf_agent_result *agent;
   int64_t expansions; /* all agents, this run */
   mapf__search *search; /* per-thread scratch from the workspace */
+  /* The workspace's distance tables (dist.h): a planner that uses them calls
+   * mapf__dist_begin in its init. */
+  mapf__dist_cache *dist;
+  mapf_execution execution; /* the rule this run executes under (mapf_algo_execution) */
   mapf_rng rng;
   double deadline;    /* monotonic seconds at which the wall-clock limit ends the run; 0: none */
   int64_t max_expansions; /* the expansion budget of the run; 0: none */
@@ -76,7 +81,8 @@ typedef struct mapf__planner_vt {
    * Returns MAPF_OK or an error with d filled. */
   int (*init)(mapf__sim *sim, void **state, mapf_diag *d);
   /* The search phase of one step: sets sim->want for every agent. Returns MAPF_OK or
-   * MAPF_ENOMEM. */
+   * MAPF_ENOMEM. Under the joint rule want[] is the whole joint step, which the simulator
+   * checks and executes as it is (sim.h, MAPF_EXEC_JOINT); nobody is pushed. */
   int (*plan)(mapf__sim *sim, void *state);
   /* Agent a was pushed to another cell by the executor: it must plan again. */
   void (*pushed)(mapf__sim *sim, void *state, int32_t a);

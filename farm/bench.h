@@ -57,6 +57,8 @@ typedef struct farm_bench_sim {
   int64_t expansions;
   int32_t completed;   /* agents on their goals at the end */
   double seconds;      /* CPU time of mapf_run: set-up, planning and execution */
+  double setup_seconds; /* the part of seconds before the first step: the planner's set-up
+                           (PIBT's distance tables, built in a fresh workspace) */
   double planning_seconds; /* wall time of the search phases (mapf_result) */
   long peak_rss_kib;   /* the process's peak resident set so far (getrusage ru_maxrss) */
 } farm_bench_sim;
@@ -68,7 +70,8 @@ int farm_bench_sim_run(const mapf_grid *g, const farm_bench_sim_opts *o, farm_be
 
 /* The work model (core/algo.h) fitted to measured runs of one algorithm (`mapfarm
  * calibrate`): the weights that make expansion_ns x expansions + agent_step_ns x agent_steps
- * closest to each run's CPU seconds in relative terms (least squares on charged / measured -
+ * closest to each run's CPU seconds after its set-up (seconds - setup_seconds) in relative
+ * terms (least squares on charged / measured -
  * 1, both weights >= 0), and how well the built-in and the fitted weights track the runs. */
 typedef struct farm_calibration {
   int32_t runs;

@@ -19,7 +19,8 @@
  *   limits=steps:<n>,seconds:<shortest %g from one digit: 30 -> 3e+01>,expansions:<n>
  *          then ,work:<shortest %g> only when the job has a work budget
  *          (the job's limits: the plan's, with its entry's own `limits` over them)
- *   execution=<chains | single-pass>
+ *   execution=<chains | single-pass | joint>
+ *          (the job's rule: joint for a joint planner whatever the plan says, farm_algo_execution)
  *
  * The instance seed is the 64-bit hash of the first six lines only, so every algorithm (and
  * every limit or execution rule) of a plan runs the same instance; the algorithm's own seed is
@@ -75,7 +76,7 @@ static int key_tail(const farm_plan *plan, const farm_algo_spec *as, const char 
                      "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,expansions:%lld%s\n"
                      "execution=%s\n",
                      as->def->name, json, (long long)l.steps, secs, (long long)l.expansions, work,
-                     mapf_execution_name(plan->execution));
+                     mapf_execution_name(farm_algo_execution(plan, as)));
   return len < (int)n ? len : (int)n - 1;
 }
 
@@ -411,6 +412,10 @@ mapf_limits farm_algo_limits(const farm_plan *plan, const farm_algo_spec *as) {
   if (as->limits_set & FARM_LIMIT_EXPANSIONS) l.expansions = as->limits.expansions;
   if (as->limits_set & FARM_LIMIT_WORK) l.work = as->limits.work;
   return l;
+}
+
+mapf_execution farm_algo_execution(const farm_plan *plan, const farm_algo_spec *as) {
+  return mapf_algo_execution(as->def, plan->execution);
 }
 
 void farm_algo_raw(const farm_algo_spec *as, int64_t raw, mapf_params *p) {

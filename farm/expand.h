@@ -82,6 +82,10 @@ int farm_job_instance(const farm_space *sp, const farm_job *job, mapf_instance *
  * replaced. */
 mapf_limits farm_algo_limits(const farm_plan *plan, const farm_algo_spec *as);
 
+/* The execution rule of the entry's jobs: joint for a joint planner (pibt), else the plan's
+ * (core/sim.h, mapf_algo_execution). Keys, runs and the `execution` column use it. */
+mapf_execution farm_algo_execution(const farm_plan *plan, const farm_algo_spec *as);
+
 /* Fills p with as->base and the values of raw combination `raw` (before `exclude`): mixed
  * radix with the params axes outermost (the first named first), then the zip groups, then the
  * sampled configurations. The plan parser applies `exclude` through it. */

@@ -120,7 +120,8 @@ static const farm_cli_opt solve_opts[] = {
     {O_SECONDS, "seconds", "S", "wall-clock limit in seconds (default 0: none)"},
     {O_EXPANSIONS, "expansions", "N", "limit on node expansions of all agents (default 0: none)"},
     {O_WORK, "work", "S", "work budget in modelled seconds (default 0: none; docs/plans.md)"},
-    {O_EXECUTION, "execution", "chains|single-pass", "how moves are executed (default chains)"},
+    {O_EXECUTION, "execution", "chains|single-pass|joint",
+     "how moves are executed (default chains; pibt always joint)"},
     {O_TRACE, "trace", "FILE", "write every step's positions (mapf-visualizer's format)"},
     {O_HTML, "html", "FILE", "write the viewer page with the map and the trace in it"},
     {O_EXPORT_SCEN, "export-scen", "FILE", "write the instance as a MovingAI .scen file"},
@@ -217,8 +218,9 @@ static const farm_cli_cmd commands[] = {
      "--map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
      "[--generator-param NAME=VALUE ...] [--seed S]) --algo NAME [--param NAME=VALUE ...]\n"
      "[--algo-seed HEX]\n"
-     "[--steps N] [--seconds S] [--expansions N] [--work S] [--execution chains|single-pass]\n"
-     "[--trace FILE] [--html FILE] [--export-scen FILE] [--maps DIR]",
+     "[--steps N] [--seconds S] [--expansions N] [--work S]\n"
+     "[--execution chains|single-pass|joint] [--trace FILE] [--html FILE] [--export-scen FILE]\n"
+     "[--maps DIR]",
      "run one instance with one algorithm and print its results", solve_opts, cmd_solve},
     {"report",
      "NAME --db FILE [--format text|md|csv|html] [--max-agents N] [--rows DIM] [--cols DIM]\n"
@@ -1092,7 +1094,8 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
     case O_EXECUTION: {
       int e = mapf_execution_parse(v);
       if (e < 0)
-        return usage_error(cmd, "--execution: expected chains or single-pass, found \"%s\"", v);
+        return usage_error(cmd, "--execution: expected chains, single-pass or joint, found \"%s\"",
+                           v);
       execution = (mapf_execution)e;
       break;
     }
@@ -1124,6 +1127,12 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
     if (e) {
       free(md.env);
       return e;
+    }
+    if (execution == MAPF_EXEC_JOINT && !def->joint) {
+      free(md.env);
+      return usage_error(cmd, "--execution joint: %s plans each agent on its own and runs under "
+                         "chains or single-pass (joint is for planners that move all agents "
+                         "together: mapfarm algorithms)", def->name);
     }
   }
 
@@ -1240,7 +1249,8 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
       char pj[512];
       mapf_params_json(def, &pv, pj, sizeof pj);
       farm_record rec = {.map = g->name, .agents = inst->n, .algorithm = def->name,
-                         .params = pj, .seed = cfg.seed, .res = &res};
+                         .params = pj, .seed = cfg.seed, .res = &res,
+                         .execution = mapf_algo_execution(def, execution)};
       farm_columns_print(stdout, &rec);
     }
     mapf_result_clear(&res);
@@ -2080,7 +2090,8 @@ static int cmd_calibrate(const farm_cli_cmd *cmd, int argc, char **argv) {
     fprintf(stderr, "mapfarm: error: out of memory\n");
     return EXIT_FAILED_JOBS;
   }
-  printf("map %s, agents %s, %lld instances each, at most %lld steps; CPU seconds per run\n",
+  printf("map %s, agents %s, %lld instances each, at most %lld steps; CPU seconds per run after "
+         "its set-up\n",
          g->name, agents_arg, instances, steps);
   int status = 0;
   for (int32_t c = 0; c < ncounts && status == 0; c++)
@@ -2219,12 +2230,15 @@ static int cmd_bench(const farm_cli_cmd *cmd, int argc, char **argv) {
           break;
         }
         double ns = r.agent_steps ? r.seconds * 1e9 / (double)r.agent_steps : 0.0;
+        double ns_steps =
+            r.agent_steps ? (r.seconds - r.setup_seconds) * 1e9 / (double)r.agent_steps : 0.0;
         printf("algo=%s map=%s agents=%d steps=%lld agent_steps=%lld ms=%.1f "
                "ns_per_agent_step=%.1f agent_steps_per_s=%.0f expansions=%lld completed=%d "
-               "peak_rss_mib=%.1f\n",
+               "peak_rss_mib=%.1f setup_ms=%.1f ns_per_agent_step_after_setup=%.1f\n",
                def->name, g->name, (int)counts[c], (long long)r.steps, (long long)r.agent_steps,
                r.seconds * 1e3, ns, ns > 0 ? 1e9 / ns : 0.0, (long long)r.expansions,
-               (int)r.completed, (double)r.peak_rss_kib / 1024.0);
+               (int)r.completed, (double)r.peak_rss_kib / 1024.0, r.setup_seconds * 1e3,
+               ns_steps);
         fflush(stdout);
       }
     }

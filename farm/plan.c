@@ -65,13 +65,13 @@ static void parse_limits(pctx *c, farm_plan *plan, const pnode *v) {
 }
 
 static void parse_execution(pctx *c, farm_plan *plan, const pnode *v) {
-  static const char *const names[] = {"chains", "single-pass"};
+  static const char *const names[] = {"chains", "single-pass", "joint"};
   char h[480];
   const char *s = farm__plan_get_str(c, v, "execution");
   if (!s) return;
   int e = mapf_execution_parse(s);
   if (e < 0) {
-    farm__plan_hint(s, names, 2, h, sizeof h);
+    farm__plan_hint(s, names, 3, h, sizeof h);
     farm__plan_perr(c, v->line, v->col, "unknown execution \"%s\"%s", s, h);
     return;
   }
@@ -179,7 +179,9 @@ static const root_key root_keys[] = {
      "steps (default 10000), seconds, expansions and work (0: none); an entry may override them"},
     {"algorithms", 1, root_algorithms,
      "algorithm entries: name, label, params, zip, exclude, sample, limits"},
-    {"execution", 0, root_execution, "chains (default) or single-pass"},
+    {"execution", 0, root_execution,
+     "chains (default), single-pass or joint: the rule of planners that plan each agent on its "
+     "own (joint planners, pibt, always run joint)"},
     {"coherence_every", 0, root_coherence_every,
      "steps between direction-map coherence samples (default 100; 0: none)"},
     {"store", 0, root_store, "agents: false stores no agent rows (default true)"},
@@ -235,6 +237,21 @@ static void parse_root(pctx *c, farm_plan *plan, const pnode *root, const char *
   }
   free(bases);
   if (c->nerr || c->stop) return;
+  /* The joint rule is for planners that move all agents together (core/sim.h): the others'
+   * steps would conflict. A joint planner runs joint whatever the plan says (its jobs' keys
+   * and `execution` column say joint), so one plan holds both kinds under the sequential rule
+   * it names. */
+  if (plan->execution == MAPF_EXEC_JOINT)
+    for (int32_t a = 0; a < plan->nalgos; a++) {
+      const farm_algo_spec *as = &plan->algos[a];
+      if (!as->def->joint)
+        farm__plan_perr(c, as->line, as->col,
+                        "%s plans each agent on its own and runs under execution chains or "
+                        "single-pass, not joint (joint is for planners that move all agents "
+                        "together, such as pibt)",
+                        as->def->name);
+    }
+  if (c->nerr) return;
   /* The size of the job space, before anything is loaded or run. */
   long long per_map = 0, combos = 0;
   for (int32_t s = 0; s < plan->nscens; s++)

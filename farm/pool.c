@@ -177,7 +177,7 @@ void farm_job_record(const farm_space *sp, const farm_job *j, const char *label,
   r->params = params;
   r->seed = j->seed;
   r->limits = farm_algo_limits(plan, as);
-  r->execution = plan->execution;
+  r->execution = farm_algo_execution(plan, as);
   r->plan_index = j->index;
   r->grid = g;
   r->res = res;
@@ -225,7 +225,7 @@ void farm_run_job(const farm_space *sp, mapf_workspace *ws, const farm_job *j, m
   cfg.algo = plan->algos[j->algo].def;
   cfg.params = j->params;
   cfg.limits = farm_algo_limits(plan, &plan->algos[j->algo]);
-  cfg.execution = plan->execution;
+  cfg.execution = farm_algo_execution(plan, &plan->algos[j->algo]);
   cfg.sample_every = plan->coherence_every;
   cfg.seed = j->seed;
   cfg.on_step = on_step;

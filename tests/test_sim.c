@@ -9,6 +9,7 @@
 #include "scen.h"
 #include "scengen.h"
 #include "sim.h"
+#include "sim_int.h"
 #include "testutil.h"
 
 typedef struct run_opts {
@@ -590,6 +591,177 @@ Test(sim, completion_work_counts_unfinished_agents_as_the_budget) {
   test_run(&cfg, &res);
   cr_assert(isnan(res.mean_completion_work_at_limit));
   mapf_result_clear(&res);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
+
+/* ---- the joint rule (sim.h, MAPF_EXEC_JOINT; Stern et al. 2019) ----------------------------
+ * A scripted joint planner: at step t it asks each agent for the cell script[t][a] ((x, y);
+ * x = -1 waits), then waits; the simulator must check and execute exactly that. */
+typedef struct script {
+  int32_t n, steps;
+  const int *xy; /* steps x n x 2 */
+} script;
+
+static int script_init(mapf__sim *sim, void **state, mapf_diag *d) {
+  (void)d;
+  *state = sim->cfg->ud;
+  return MAPF_OK;
+}
+
+static int script_plan(mapf__sim *sim, void *state) {
+  const script *s = state;
+  for (int32_t a = 0; a < sim->n; a++) {
+    sim->want[a] = MAPF__WAIT;
+    if (sim->time >= s->steps) continue;
+    const int *c = &s->xy[2 * (sim->time * s->n + a)];
+    /* Coordinates are not checked here: the simulator must refuse what is off the map. */
+    if (c[0] >= 0) sim->want[a] = c[1] * sim->grid->width + c[0];
+  }
+  return MAPF_OK;
+}
+
+static void script_free(void *state) { (void)state; }
+
+static const mapf__planner_vt script_vt = {
+    .init = script_init, .plan = script_plan, .free = script_free};
+static const mapf_algo_def script_joint = {
+    .name = "script", .label = "Script", .doc = "a scripted joint planner", .vt = &script_vt,
+    .joint = true};
+
+/* Runs the script on g with agents from starts to goals; returns mapf_run's code. */
+static int run_script(const mapf_grid *g, const int *starts_goals, const script *s,
+                      mapf_execution asked, mapf_result *res, mapf_diag *d) {
+  mapf_instance *inst = test_instance_of(g, s->n, starts_goals);
+  mapf_run_config cfg = {0};
+  cfg.grid = g;
+  cfg.inst = inst;
+  cfg.algo = &script_joint;
+  cfg.limits.steps = 10;
+  cfg.execution = asked;
+  cfg.ud = (void *)s;
+  mapf_workspace *ws = mapf_workspace_new();
+  int rc = mapf_run(ws, &cfg, res, d);
+  mapf_workspace_free(ws);
+  mapf_instance_free(inst);
+  return rc;
+}
+
+/* Three agents turn around a 2 x 2 square in one step (one diagonal move), and four agents
+ * around it: each enters the cell the next one leaves. Legal under the joint rule, whatever
+ * rule was asked for: a joint planner always runs joint. */
+Test(sim, joint_rule_lets_a_cycle_of_three_or_four_agents_rotate) {
+  mapf_grid *g = test_open_grid(2, 2, "square");
+  int three[] = {0, 0, 1, 0, 1, 0, 1, 1, 1, 1, 0, 0};
+  int three_moves[] = {1, 0, 1, 1, 0, 0};
+  script s = {3, 1, three_moves};
+  mapf_result res;
+  mapf_diag d = {0};
+  cr_assert_eq(run_script(g, three, &s, MAPF_EXEC_CHAINS, &res, &d), MAPF_OK, "%s", d.msg);
+  cr_assert_eq(res.status, MAPF_STATUS_OK);
+  cr_assert_eq(res.steps, 1);
+  for (int a = 0; a < 3; a++)
+    cr_assert_eq(res.agent[a].final, mapf_grid_id(g, three[4 * a + 2], three[4 * a + 3]));
+  cr_assert_float_eq(res.agent[2].travel_distance, MAPF_SQRT2, 1e-12);
+  cr_assert_float_eq(res.mean_travel_distance, (2 + MAPF_SQRT2) / 3, 1e-12);
+  mapf_result_clear(&res);
+
+  int four[] = {0, 0, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 0};
+  int four_moves[] = {1, 0, 1, 1, 0, 1, 0, 0};
+  script s4 = {4, 1, four_moves};
+  cr_assert_eq(run_script(g, four, &s4, MAPF_EXEC_SINGLE_PASS, &res, &d), MAPF_OK, "%s", d.msg);
+  cr_assert_eq(res.status, MAPF_STATUS_OK);
+  cr_assert_eq(res.steps, 1);
+  cr_assert_float_eq(res.mean_travel_distance, 1, 1e-12);
+  mapf_result_clear(&res);
+  mapf_grid_free(g);
+}
+
+/* Runs a two-step script whose second step is illegal and checks the error: status error, the
+ * code, and the message naming the first illegal move. */
+static void expect_illegal(const mapf_grid *g, int n, const int *sg, const int *moves,
+                           const char *msg) {
+  script s = {n, 2, moves};
+  mapf_result res;
+  mapf_diag d = {0};
+  cr_assert_eq(run_script(g, sg, &s, MAPF_EXEC_JOINT, &res, &d), MAPF_EINVAL, "%s", msg);
+  cr_assert_eq(res.status, MAPF_STATUS_ERROR);
+  cr_assert_str_eq(res.message, msg);
+  cr_assert_str_eq(d.msg, msg);
+  mapf_result_clear(&res);
+}
+
+/* Every way a joint step can be illegal ends the run with an error naming the first illegal
+ * move by agent index: step, agent, from, to, why. Each script's first step is legal (all
+ * agents wait but agent 0, which steps right), so the error is at step 2, from the moved
+ * positions. */
+Test(sim, joint_rule_refuses_conflicts_swaps_and_moves_off_the_grid) {
+  const char *rows[] = {".....", "..@..", "....."};
+  mapf_grid *g = test_grid_from_rows(rows, 3);
+  /* Agents 0 and 1 on the top row, agent 2 below. Step 1: agent 0 from (0,0) to (1,0). */
+  int sg[] = {0, 0, 4, 2, 2, 0, 4, 0, 1, 1, 0, 2};
+#define STEP1 1, 0, -1, 0, -1, 0
+  /* A swap: 0 goes right to (2,0) where 1 stands, 1 goes left to (1,0). */
+  int swap[] = {STEP1, 2, 0, 1, 0, -1, 0};
+  expect_illegal(g, 3, sg, swap,
+                 "illegal joint step 2: agent 0 from (1,0) to (2,0): agent 1 moves the other "
+                 "way along that edge (a swap)");
+  /* Two agents into one free cell: 0 back to (0,0), 2 there diagonally. */
+  int both[] = {STEP1, 0, 0, -1, 0, 0, 0};
+  expect_illegal(g, 3, sg, both,
+                 "illegal joint step 2: agent 0 from (1,0) to (0,0): agent 2 ends there too "
+                 "(moving from (1,1))");
+  /* A move onto an agent that stays: 2 to (1,0), where 0 stays. The stay is legal; the move
+   * is not, though agent 0 has the lower index. */
+  int onto[] = {STEP1, -1, 0, -1, 0, 1, 0};
+  expect_illegal(g, 3, sg, onto,
+                 "illegal joint step 2: agent 2 from (1,1) to (1,0): agent 0 ends there too "
+                 "(staying on (1,0))");
+  /* A teleport, a blocked cell, a corner cut, a cell off the map. */
+  int far[] = {STEP1, 4, 2, -1, 0, -1, 0};
+  expect_illegal(g, 3, sg, far,
+                 "illegal joint step 2: agent 0 from (1,0) to (4,2): not a neighbouring cell");
+  int blocked[] = {STEP1, 2, 1, -1, 0, -1, 0};
+  expect_illegal(g, 3, sg, blocked,
+                 "illegal joint step 2: agent 0 from (1,0) to (2,1): a blocked cell");
+  int corner[] = {STEP1, -1, 0, 3, 1, -1, 0};
+  expect_illegal(g, 3, sg, corner,
+                 "illegal joint step 2: agent 1 from (2,0) to (3,1): a diagonal move past a "
+                 "blocked corner");
+  int off[] = {STEP1, -1, 0, -1, 0, 1, 9};
+  expect_illegal(g, 3, sg, off,
+                 "illegal joint step 2: agent 2 from (1,1) to cell 46: not a cell of the 5x3 "
+                 "map");
+#undef STEP1
+  mapf_grid_free(g);
+}
+
+/* The joint rule is for joint planners: one that plans each agent alone is refused under it,
+ * with the reason; a joint one runs joint whatever was asked. */
+Test(sim, joint_rule_is_refused_to_planners_of_one_agent_at_a_time) {
+  mapf_grid *g = test_open_grid(4, 1, "corridor");
+  int xy[] = {0, 0, 3, 0};
+  mapf_instance *inst = test_instance_of(g, 1, xy);
+  mapf_run_config cfg = test_run_config(g, inst, "bmaa");
+  cfg.limits.steps = 10;
+  cfg.execution = MAPF_EXEC_JOINT;
+  mapf_result res;
+  mapf_diag d = {0};
+  mapf_workspace *ws = mapf_workspace_new();
+  cr_assert_eq(mapf_run(ws, &cfg, &res, &d), MAPF_EUNSUPPORTED);
+  cr_assert_eq(res.status, MAPF_STATUS_ERROR);
+  cr_assert_str_eq(res.message, "execution joint: algorithm bmaa plans each agent on its own and "
+                                "runs under chains or single-pass");
+  mapf_result_clear(&res);
+  mapf_workspace_free(ws);
+  for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    const mapf_algo_def *def = mapf_algo_at(k);
+    for (int e = 0; e < 3; e++)
+      cr_assert_eq(mapf_algo_execution(def, (mapf_execution)e),
+                   def->joint ? MAPF_EXEC_JOINT : (mapf_execution)e, "%s", def->name);
+  }
+  cr_assert_eq(mapf_execution_parse("joint"), MAPF_EXEC_JOINT);
+  cr_assert_str_eq(mapf_execution_name(MAPF_EXEC_JOINT), "joint");
   mapf_instance_free(inst);
   mapf_grid_free(g);
 }
