@@ -178,6 +178,9 @@ const farm_column farm_columns[] = {
      .show = FARM_SHOW_SET, .report = "completion-work-at-limit",
      .title = "Completion time (modelled work seconds, unfinished agents count as the budget)",
      .scale = 1.0, .decimals = 4},
+    /* Schema version 7: the planner's set-up before the first step (sim.h). */
+    {.name = "setup_seconds", .type = "REAL", .flags = TIMING | FARM_COL_NULL_UNKNOWN,
+     RES(F64, setup_seconds), .show = FARM_SHOW_ALWAYS},
 };
 
 #define NCOLUMNS ((int32_t)(sizeof farm_columns / sizeof farm_columns[0]))

@@ -695,6 +695,8 @@ static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST]
     /* Version 6: the work at which each agent arrived was not kept, so older rows stay NULL
      * (a version-5 job with a work budget can be rerun: `mapfarm replay`). */
     "ALTER TABLE results ADD COLUMN mean_completion_work_at_limit REAL;",
+    /* Version 7: the set-up time was not measured apart, so older rows stay NULL. */
+    "ALTER TABLE results ADD COLUMN setup_seconds REAL;",
 };
 
 /* Schema version 4's limits and execution of rows that lack them (written by an older

@@ -73,7 +73,8 @@ Test(columns, merge_compares_every_column_but_the_local_renamable_and_timed_ones
       "map",          "label",          "plan_index",
       "message",      "finished_at",    "mean_completion_seconds",
       "mean_completion_seconds_capped", "wall_seconds",
-      "planning_seconds",               "max_step_planning_seconds"};
+      "planning_seconds",               "max_step_planning_seconds",
+      "setup_seconds"};
   int32_t n = (int32_t)(sizeof not_compared / sizeof not_compared[0]);
   int32_t compared = 0;
   for (int32_t i = 0; i < farm_ncolumns; i++) {
@@ -161,10 +162,11 @@ Test(columns, solve_prints_name_value_lines_in_table_order) {
       "deadlocks_broken: 0\nsuboptimality: NULL\n";
   char want[4096];
   snprintf(want, sizeof want,
-           "%ssolved: 0\nmean_completion_steps_at_limit: 0\nwork_seconds: 0\n--\n%sloops: 2\n"
+           "%ssolved: 0\nmean_completion_steps_at_limit: 0\nwork_seconds: 0\nsetup_seconds: 0\n"
+           "--\n%sloops: 2\n"
            "loops_done: 5\nfailed_moves_per_loop: 0.5\ncoherence: 0.25\nsolved: 1\nsoc: 40\n"
            "makespan: 0\nmean_completion_steps_at_limit: 0\nwork_seconds: 0\n"
-           "mean_completion_work_at_limit: 0.0125\n",
+           "mean_completion_work_at_limit: 0.0125\nsetup_seconds: 0\n",
            common, common);
   cr_expect_str_eq(buf, want);
   free(buf);
