@@ -24,7 +24,7 @@
  *   charge it); a failed move is a step in which an agent did not get its first choice and
  *   that choice was a move; a push is a step in which an agent standing on its target was made
  *   to leave it (by priority inheritance). No searches are counted.
- * - `swap` (default false: the 2022 algorithm): the swap technique of Okumura 2023 (IJCAI),
+ * - `swap` (default false: the 2022 algorithm): the swap technique of Okumura 2023b,
  *   for two agents that must pass each other where neither can step aside: the one that would
  *   push the other walks back instead, pulling it along, until a cell with a side exit lets
  *   them pass. See swap_partner below.
@@ -81,7 +81,7 @@ void mapf__pibt_clear(mapf__pibt *P) {
   }
 }
 
-/* The swap technique (Okumura 2023, Sec. 4; the `swap` parameter): a way round PIBT's blind
+/* The swap technique (Okumura 2023b; the `swap` parameter): a way round PIBT's blind
  * spot, two agents that must pass each other in a corridor. Counts the neighbours of v that
  * an agent coming from `from` could step aside to: every move of v but the one back, less
  * dead ends held by agents on their targets (they will not move). *other: one of them. */
@@ -273,7 +273,7 @@ typedef struct pibt_params {
 
 static const mapf_param_def pibt_param_table[] = {
     {"swap", MAPF_PARAM_BOOL, 0, 1, 0,
-     "the swap technique (Okumura 2023): an agent pulls one it must pass in a corridor",
+     "the swap technique (Okumura 2023b): an agent pulls one it must pass in a corridor",
      NULL, offsetof(pibt_params, swap)},
 };
 

@@ -29,7 +29,7 @@ typedef struct mapf__pibt {
   const int32_t *local;   /* dist.h: a cell's index in its component's tables */
   const uint32_t **dist;  /* per agent: moves to its target (dist.h tables; the caller's) */
   const int32_t *target;  /* per agent: its target cell (the caller's) */
-  int swap;               /* the swap technique (Okumura 2023; pibt.c); the caller sets it */
+  int swap;               /* the swap technique (Okumura 2023b; pibt.c); the caller sets it */
   int32_t n;
   int32_t *next;          /* per agent: its cell after the step, -1 while undecided */
   int32_t *next_occ;      /* per cell: the agent that will stand there, -1 */

@@ -389,6 +389,39 @@ Test(pibt, the_cache_drops_the_least_recently_used_tables_past_its_budget) {
   mapf_grid_free(g);
 }
 
+/* Tables are kept per map: another map of the same size with the same goal cell gets its own
+ * table, the one a fresh cache makes, and the first map's table is still found after it. */
+Test(pibt, the_cache_keeps_each_maps_tables_apart) {
+  mapf_grid *a = test_mapgen(MAPF_MAPGEN_RANDOM, 40, 40, 0.2, 1, 7);
+  mapf_grid *b = test_mapgen(MAPF_MAPGEN_RANDOM, 40, 40, 0.2, 1, 8);
+  int32_t goal = -1;
+  for (int32_t k = 0; k < a->nusable && goal < 0; k++)
+    if (b->component[a->usable[k]] >= 0 &&
+        b->component_size[b->component[a->usable[k]]] > 100)
+      goal = a->usable[k];
+  cr_assert_geq(goal, 0);
+  mapf__dist_cache c = {0}, fresh = {0};
+  cr_assert_eq(mapf__dist_begin(&c, a), 0);
+  size_t na = (size_t)a->component_size[a->component[goal]] * sizeof(uint32_t);
+  uint32_t *ta = malloc(na);
+  memcpy(ta, mapf__dist_get(&c, a, goal), na);
+  cr_assert_eq(mapf__dist_begin(&c, b), 0);
+  cr_assert_eq(mapf__dist_begin(&fresh, b), 0);
+  size_t nb = (size_t)b->component_size[b->component[goal]] * sizeof(uint32_t);
+  const uint32_t *tb = mapf__dist_get(&c, b, goal);
+  cr_assert_eq(memcmp(tb, mapf__dist_get(&fresh, b, goal), nb), 0);
+  cr_assert(na != nb || memcmp(ta, tb, na) != 0, "the two maps should differ around the goal");
+  cr_assert_eq(c.n, 2);
+  cr_assert_eq(mapf__dist_begin(&c, a), 0);
+  cr_assert_eq(memcmp(mapf__dist_get(&c, a, goal), ta, na), 0);
+  cr_assert_eq(c.n, 2, "found again, not searched again");
+  free(ta);
+  mapf__dist_free(&c);
+  mapf__dist_free(&fresh);
+  mapf_grid_free(a);
+  mapf_grid_free(b);
+}
+
 /* ---- plans ------------------------------------------------------------------------------ */
 
 static const char *const no_dirs[] = {NULL};
