@@ -1076,11 +1076,19 @@ Test(cli, a_work_budget_and_per_algorithm_limits_do_not_depend_on_threads_or_sha
  * changed row is named column by column with exit 1; an unknown key is exit 2. */
 Test(cli, replay_reproduces_a_stored_job_of_every_algorithm_exactly) {
   char plan[512], db[512], *out, *err;
-  plan_path(plan, sizeof plan, "budget.yaml");
   snprintf(db, sizeof db, "%s/replay.db", tmpdir);
-  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
-  free(err);
-  char *keys = test_db_rows(db, "SELECT min(job_key) FROM results GROUP BY label, limit_hit");
+  /* budget.yaml has the sequential planners, pibt.yaml the joint one: every algorithm of the
+   * registry, checked below. */
+  static const char *const plans[] = {"budget.yaml", "pibt.yaml"};
+  for (int i = 0; i < 2; i++) {
+    plan_path(plan, sizeof plan, plans[i]);
+    cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+    free(err);
+  }
+  cr_assert_eq(test_db_int(db, "SELECT count(DISTINCT algorithm) FROM results"), mapf_algo_count(),
+               "a plan here should run every algorithm of the registry");
+  char *keys = test_db_rows(db, "SELECT min(job_key) FROM results GROUP BY label, limit_hit, "
+                                "execution");
   int n = 0;
   for (char *k = strtok(keys, "\n"); k; k = strtok(NULL, "\n"), n++) {
     int rc = mapfarm(&out, &err, "replay %s --db '%s'", k, db);
