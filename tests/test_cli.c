@@ -979,37 +979,13 @@ Test(cli, results_do_not_depend_on_the_thread_count) {
  * depends on the clock. Some jobs end on the work budget, an entry's own steps apply to its
  * jobs only, and an entry's `work: 0` lifts the plan's budget for it. */
 Test(cli, a_work_budget_and_per_algorithm_limits_do_not_depend_on_threads_or_shards) {
-  char plan[512], db[4][512], *err;
+  char plan[512], db[3][512], *out, *err;
   plan_path(plan, sizeof plan, "budget.yaml");
-  for (int i = 0; i < 4; i++) snprintf(db[i], sizeof db[i], "%s/budget%d.db", tmpdir, i);
-  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --threads 1", plan, db[0]), 0, "%s", err);
-  free(err);
-  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --threads 2", plan, db[1]), 0, "%s", err);
-  free(err);
-  char shards[3][600];
-  for (int k = 1; k <= 3; k++) {
-    snprintf(shards[k - 1], sizeof shards[k - 1], "%s/budget-s%d.db", tmpdir, k);
-    cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --shard %d/3", plan, shards[k - 1], k),
-                 0, "%s", err);
-    free(err);
-  }
-  char *out;
-  cr_assert_eq(mapfarm(&out, &err, "merge '%s' '%s' '%s' '%s'", db[2], shards[0], shards[1],
-                       shards[2]),
-               0, "%s", err);
-  free(out);
-  free(err);
   const char *sql =
       "SELECT job_key, label, status, limit_hit, limit_steps, limit_work, work_seconds, "
       "completion_rate, steps, expansions, soc, makespan, solved, mean_completion_work_at_limit "
       "FROM results ORDER BY job_key";
-  char *a = test_db_rows(db[0], sql);
-  for (int i = 1; i < 3; i++) {
-    char *b = test_db_rows(db[i], sql);
-    cr_assert_str_eq(a, b, "%s differs from the 1-thread run", db[i]);
-    free(b);
-  }
-  free(a);
+  test_same_on_threads_and_shards(tmpdir, "budget", plan, 3, &sql, 1, db);
   cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results"), 48);
   cr_assert_gt(test_db_int(db[0], "SELECT count(*) FROM results WHERE limit_hit = 'work'"), 0);
   /* A job ends on its budget once the charge reaches it, never before. */

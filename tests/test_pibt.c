@@ -496,23 +496,8 @@ Test(pibt, execution_joint_with_a_sequential_planner_is_a_plan_error) {
  * results with 1 thread, with 2 and as 2 shards merged, and the execution column says which
  * rule each job ran under. */
 Test(pibt, a_plan_with_pibt_gives_the_same_results_on_any_threads_and_shards) {
-  char plan[512], db[3][512], shard[2][512], *out, *err;
+  char plan[512], db[3][512];
   snprintf(plan, sizeof plan, "%s/tests/data/cli/pibt.yaml", MAPFARM_SOURCE_DIR);
-  for (int i = 0; i < 3; i++) snprintf(db[i], sizeof db[i], "%s/pibt%d.db", tmpdir, i);
-  for (int i = 0; i < 2; i++) snprintf(shard[i], sizeof shard[i], "%s/shard%d.db", tmpdir, i);
-  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --threads 1", plan, db[0]), 0, "%s", err);
-  free(err);
-  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --threads 2", plan, db[1]), 0, "%s", err);
-  free(err);
-  for (int k = 0; k < 2; k++) {
-    cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --shard %d/2", plan, shard[k], k + 1), 0,
-                 "%s", err);
-    free(err);
-  }
-  cr_assert_eq(mapfarm(&out, &err, "merge '%s' '%s' '%s'", db[2], shard[0], shard[1]), 0, "%s",
-               err);
-  free(out);
-  free(err);
   const char *sql[] = {
       "SELECT job_key, algorithm, execution, status, limit_hit, completion_rate, steps, "
       "expansions, failed_moves, pushes, searches, soc, makespan, solved, mean_travel_distance, "
@@ -520,15 +505,7 @@ Test(pibt, a_plan_with_pibt_gives_the_same_results_on_any_threads_and_shards) {
       "SELECT r.job_key, a.agent, a.final_x, a.final_y, a.completion_step, a.travel_distance, "
       "a.expansions FROM agent_results a JOIN results r ON r.id = a.result_id "
       "ORDER BY r.job_key, a.agent"};
-  for (int q = 0; q < 2; q++) {
-    char *a = test_db_rows(db[0], sql[q]);
-    for (int i = 1; i < 3; i++) {
-      char *b = test_db_rows(db[i], sql[q]);
-      cr_assert_str_eq(a, b, "%s differs from the 1-thread run", db[i]);
-      free(b);
-    }
-    free(a);
-  }
+  test_same_on_threads_and_shards(tmpdir, "pibt", plan, 2, sql, 2, db);
   cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results"), 30);
   cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results WHERE status = 'error'"), 0);
   cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results WHERE algorithm = 'pibt' AND "

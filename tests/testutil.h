@@ -380,6 +380,51 @@ static inline int64_t test_db_int(const char *path, const char *sql) {
   return v;
 }
 
+#ifdef MAPFARM_BINARY
+/* Runs plan three ways, into dir/NAME-1.db with 1 thread, dir/NAME-2.db with 2, and as
+ * `shards` shards merged into dir/NAME-m.db, and asserts that each query in sql (n of them)
+ * reads the same rows from all three: results must not depend on threads or shard layout.
+ * db receives the three paths. */
+static inline void test_same_on_threads_and_shards(const char *dir, const char *name,
+                                                   const char *plan, int shards,
+                                                   const char *const *sql, int n,
+                                                   char db[3][512]) {
+  char *out, *err, merge[4096];
+  snprintf(db[0], 512, "%s/%s-1.db", dir, name);
+  snprintf(db[1], 512, "%s/%s-2.db", dir, name);
+  snprintf(db[2], 512, "%s/%s-m.db", dir, name);
+  for (int t = 1; t <= 2; t++) {
+    cr_assert_eq(test_mapfarm(dir, NULL, NULL, &err, "run '%s' --db '%s' --threads %d", plan,
+                              db[t - 1], t),
+                 0, "%s", err);
+    free(err);
+  }
+  int len = snprintf(merge, sizeof merge, "merge '%s'", db[2]);
+  for (int k = 1; k <= shards; k++) {
+    char shard[512];
+    snprintf(shard, sizeof shard, "%s/%s-s%d.db", dir, name, k);
+    cr_assert_eq(test_mapfarm(dir, NULL, NULL, &err, "run '%s' --db '%s' --shard %d/%d", plan,
+                              shard, k, shards),
+                 0, "%s", err);
+    free(err);
+    len += snprintf(merge + len, sizeof merge - (size_t)len, " '%s'", shard);
+  }
+  cr_assert_eq(test_mapfarm(dir, NULL, &out, &err, "%s", merge), 0, "%s", err);
+  free(out);
+  free(err);
+  for (int q = 0; q < n; q++) {
+    char *a = test_db_rows(db[0], sql[q]);
+    for (int i = 1; i < 3; i++) {
+      char *b = test_db_rows(db[i], sql[q]);
+      cr_assert_str_eq(a, b, "%s differs from the 1-thread run", db[i]);
+      free(b);
+    }
+    free(a);
+  }
+}
+#endif
+
+
 /* Like test_db_int, but -1 instead of a failed test when the database is not ready yet (a run
  * that was just started may not have created its tables). */
 static inline int64_t test_db_try_int(const char *path, const char *sql) {
