@@ -15,7 +15,8 @@
  * exceeds its parent's, which was at most the smallest when the parent was expanded, by its move
  * cost plus the heuristic's change along the move, each at most sqrt(2)). f-keys are cut into
  * slices of 1/64; 2 sqrt(2) spans at most 183 slices, so a ring of BQ_N = 256 buckets holds the
- * open slices without two sharing a bucket. The current bucket (the smallest open slice) is kept
+ * open slices without two sharing a bucket (under 4 moves the heuristic is Manhattan's, and the
+ * span is 2). The current bucket (the smallest open slice) is kept
  * sorted, first entry last (bq_insert); the others are unsorted arrays, sorted when their turn
  * comes. Within one slice an entry's order is one 64-bit integer (f's offset in the slice, then
  * h: with f equal, a higher g is a lower h) and its insertion number, so entries are 16 bytes
@@ -304,7 +305,8 @@ int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goa
   const uint32_t open_gen = a->gen, closed_gen = a->gen + 1u;
   uint32_t seq = 0;
   int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
-  mapf__cost2 h0 = mapf__octile2(mapf_grid_x(g, start), mapf_grid_y(g, start), gx, gy);
+  const int four = g->connectivity == 4;
+  mapf__cost2 h0 = mapf__hc(four, mapf_grid_x(g, start), mapf_grid_y(g, start), gx, gy);
   nd[start].g.a = nd[start].g.b = 0;
   nd[start].gen = open_gen;
   nd[start].seq = seq;
@@ -342,7 +344,7 @@ int mapf_astar_run(mapf_astar *a, const mapf_grid *g, int32_t start, int32_t goa
     uint32_t wg = w->gen;                                                                  \
     if (wg != closed_gen && (wg != open_gen || bq_key(w->g.a, w->g.b) > gkey[DIAG])) {     \
       mapf__cost2 ng = {gu.a + 1 - (DIAG), gu.b + (DIAG)};                                 \
-      mapf__cost2 h = mapf__octile2(ux + (DX), uy + (DY), gx, gy);                         \
+      mapf__cost2 h = mapf__hc(four, ux + (DX), uy + (DY), gx, gy);                        \
       uint64_t kf = bq_key(ng.a + h.a, ng.b + h.b);                                        \
       bq_entry e = {(kf & BQ_OFFSET_MASK) << MAPF__HKEY_BITS | mapf__octile_key(h), seq,      \
                     v | (D) << BQ_DIR_SHIFT};                                                \

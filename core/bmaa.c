@@ -167,12 +167,12 @@ static void bmaa_free(void *state) {
   free(b);
 }
 
-/* h(c): the learned value if the agent has one, else the octile distance from (x, y), the
- * coordinates of c, to the goal (gx, gy). */
-static inline mapf__cost2 h_of(const bmaa_agent *ag, int32_t c, int32_t x, int32_t y, int32_t gx,
-                               int32_t gy) {
+/* h(c): the learned value if the agent has one, else the grid's distance heuristic (octile, or
+ * Manhattan when `four`: grid.h) from (x, y), the coordinates of c, to the goal (gx, gy). */
+static inline mapf__cost2 h_of(const bmaa_agent *ag, int four, int32_t c, int32_t x, int32_t y,
+                               int32_t gx, int32_t gy) {
   mapf__cost2 v;
-  return hmap_get(&ag->h, c, &v) ? v : mapf__octile2(x, y, gx, gy);
+  return hmap_get(&ag->h, c, &v) ? v : mapf__hc(four, x, y, gx, gy);
 }
 
 /* The neighbours of record u in m (bits: directions; offset: the records' offset of each) that
@@ -213,6 +213,7 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   int32_t cur = sim->pos[i], goal = sim->goal[i];
   int32_t cx = mapf_grid_x(g, cur), cy = mapf_grid_y(g, cur);
   int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
+  const int four = g->connectivity == 4;
   /* The box's corner (ox, oy), and the box's place of a cell at (x, y). */
   int32_t ox = b->wr < 0 ? 0 : cx - b->wr, oy = b->wr < 0 ? 0 : cy - b->wr;
   const int32_t sh = b->wshift, wmask = (1 << sh) - 1, width = g->width;
@@ -224,7 +225,7 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   if (mapf__search_begin(s, b->wrows << sh) < 0) return -1;
   mapf__node *nd = s->node;
   mapf__cost2 zero = {0, 0};
-  if (mapf__open_push(s, BOX(cx, cy), zero, h_of(ag, cur, cx, cy, gx, gy), MAPF__NO_PARENT) < 0)
+  if (mapf__open_push(s, BOX(cx, cy), zero, h_of(ag, four, cur, cx, cy, gx, gy), MAPF__NO_PARENT) < 0)
     return -1;
 
   int64_t exp = 0;
@@ -277,7 +278,7 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
       int d = __builtin_ctz(m);
       int32_t vx = ux + mapf_dir_dx[d], vy = uy + mapf_dir_dy[d];
       mapf__cost2 ng = {gu.a + (d < 4), gu.b + (d >= 4)};
-      mapf__cost2 h = h_of(ag, u + g->offset[d], vx, vy, gx, gy);
+      mapf__cost2 h = h_of(ag, four, u + g->offset[d], vx, vy, gx, gy);
       mapf__cost2 f = {ng.a + h.a, ng.b + h.b};
       if (mapf__open_push(s, l + b->loff[d], ng, f, d) < 0) return -1;
     }
@@ -292,7 +293,7 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   /* Alg. 4: h(n) = f(First) - g(n) for every closed n, with f(First) = g + h of First. */
   int32_t first = mapf__open_first_id(s), fc = CELL(first);
   mapf__cost2 gf = nd[first].g;
-  mapf__cost2 hf = h_of(ag, fc, mapf_grid_x(g, fc), mapf_grid_y(g, fc), gx, gy);
+  mapf__cost2 hf = h_of(ag, four, fc, mapf_grid_x(g, fc), mapf_grid_y(g, fc), gx, gy);
   mapf__cost2 f = {gf.a + hf.a, gf.b + hf.b};
   for (int32_t k = 0; k < s->closed_len; k++) {
     int32_t c = s->closed[k];

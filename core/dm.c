@@ -305,7 +305,7 @@ static int dm_search(mapf__sim *sim, dm *D, int32_t i) {
   nd[start] = (dm_node){0, open_gen, -1};
   int found = 0;
   int64_t exp = 0;
-  if (heap_push(D, start, 0, mapf_octile_xy(sx, sy, gx, gy)) < 0) return -1;
+  if (heap_push(D, start, 0, mapf_grid_h_xy(g, sx, sy, gx, gy)) < 0) return -1;
   while (D->heap_len > 0) {
     dm_entry e = dm_heap_pop(D->heap, &D->heap_len);
     int32_t u = e.id;
@@ -336,7 +336,7 @@ static int dm_search(mapf__sim *sim, dm *D, int32_t i) {
       double ng = e.g + cost;
       if (nd[v].gen == open_gen && ng >= nd[v].g - DM__EPS) continue;
       nd[v] = (dm_node){ng, open_gen, u};
-      if (heap_push(D, v, ng, ng + mapf_octile_xy(vx, vy, gx, gy)) < 0) return -1;
+      if (heap_push(D, v, ng, ng + mapf_grid_h_xy(g, vx, vy, gx, gy)) < 0) return -1;
     }
   }
   sim->expansions += exp;

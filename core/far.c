@@ -483,7 +483,8 @@ static int32_t far_search(far *F, mapf__sim *sim, int32_t a, int32_t goal, int t
   int32_t found = -1;
   int64_t exp = 0;
   mapf__cost2 zero = {0, 0};
-  mapf__cost2 h0 = mapf__octile2(mapf_grid_x(g, start), mapf_grid_y(g, start), gx, gy);
+  const int four = g->connectivity == 4;
+  mapf__cost2 h0 = mapf__hc(four, mapf_grid_x(g, start), mapf_grid_y(g, start), gx, gy);
   if (open_push(F, start, zero, h0, h0, 0, MAPF__NO_PARENT) < 0) return -1;
   while (F->heap_len > 0) {
     int32_t u = F->heap_id[0];
@@ -512,7 +513,7 @@ static int32_t far_search(far *F, mapf__sim *sim, int32_t a, int32_t goal, int t
         if (now > had) continue;
         if (now >= had && nt >= nd[v].turns) continue;
       }
-      mapf__cost2 h = mapf__octile2(ux + mapf_dir_dx[d], uy + mapf_dir_dy[d], gx, gy);
+      mapf__cost2 h = mapf__hc(four, ux + mapf_dir_dx[d], uy + mapf_dir_dy[d], gx, gy);
       mapf__cost2 f = {ng.a + h.a, ng.b + h.b};
       if (open_push(F, v, ng, f, h, nt, d) < 0) return -1;
     }

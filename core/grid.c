@@ -78,7 +78,9 @@ int mapf_grid_finish(mapf_grid *g) {
       for (int d = 0; d < 8; d++) {
         int32_t nx = x + mapf_dir_dx[d], ny = y + mapf_dir_dy[d];
         if (!passable_at(g, nx, ny)) continue;
-        /* No corner cutting: a diagonal needs both cardinal cells beside it. */
+        /* Under 4 moves there are no diagonals; under 8, no corner cutting: a diagonal needs
+         * both cardinal cells beside it. */
+        if (d >= 4 && g->connectivity == 4) continue;
         if (d >= 4 && !(passable_at(g, nx, y) && passable_at(g, x, ny))) continue;
         m |= (uint8_t)(1u << d);
       }
@@ -158,6 +160,16 @@ int mapf_grid_finish(mapf_grid *g) {
   uint64_t h = mapf_hash64(&g->width, sizeof g->width, (uint64_t)g->height);
   g->hash = mapf_hash64(g->passable, (size_t)n, h);
   return MAPF_OK;
+}
+
+int mapf_grid_set_connectivity(mapf_grid *g, int connectivity) {
+  if (!mapf_connectivity_ok(connectivity)) return MAPF_EINVAL;
+  if ((g->connectivity == 4) == (connectivity == 4)) {
+    g->connectivity = connectivity;
+    return MAPF_OK;
+  }
+  g->connectivity = connectivity;
+  return mapf_grid_finish(g);
 }
 
 double mapf_euclid(const mapf_grid *g, int32_t a, int32_t b) {

@@ -1,4 +1,4 @@
-/* grid.h: octile grid maps (docs/choices.md, Grid).
+/* grid.h: grid maps with octile or 4-connected moves (docs/choices.md, Grid).
  *
  * A grid is built once (loaded or generated), finished with mapf_grid_finish(), and then shared
  * read-only by every thread of a run. Cells are numbered id = y * width + x, with x the column
@@ -57,6 +57,11 @@ typedef struct mapf_grid {
   int32_t offset[8];   /* id offset of each direction: dy * width + dx */
   uint64_t hash;       /* content hash of width, height and passability (not the name) */
   char *name;          /* file name without directories, or a generated name */
+  /* The move set: 8 (the default: cardinal and diagonal moves, no corner cutting) or 4
+   * (cardinal moves only, the MAPF benchmark's model, Stern et al. 2019). Read by
+   * mapf_grid_finish, which leaves only the cardinal bits in moves[] under 4; every search asks
+   * moves[] for neighbours, and the heuristics below follow it. 0 reads as 8. */
+  int32_t connectivity;
   /* FAR's flow annotation of this grid, a pure function of it: NULL until the first
    * mapf_grid_flow() call (flow.h) builds it, then shared by every thread that reads the grid.
    * The one field of a finished grid that changes; atomic, so that is thread-safe. */
@@ -71,6 +76,15 @@ mapf_grid *mapf_grid_new(int32_t width, int32_t height, const char *name);
  * built from earlier values). Call once after filling passable. Returns MAPF_OK or
  * MAPF_ENOMEM. */
 int mapf_grid_finish(mapf_grid *g);
+
+/* Sets g's move set to 4 or 8 and finishes it again (mapf_grid_finish). Components and
+ * usable cells do not change: without corner cutting a diagonal move joins nothing the two
+ * cardinal moves beside it do not. Returns MAPF_OK, MAPF_EINVAL for another value, or
+ * MAPF_ENOMEM. Call before the grid is shared. */
+int mapf_grid_set_connectivity(mapf_grid *g, int connectivity);
+
+/* Whether c is a move set a grid takes (4 or 8). */
+static inline int mapf_connectivity_ok(long long c) { return c == 4 || c == 8; }
 
 /* Frees g and everything it owns (its flow annotation too); NULL is a no-op. */
 void mapf_grid_free(mapf_grid *g);
@@ -116,6 +130,20 @@ static inline double mapf_octile_xy(int32_t x, int32_t y, int32_t gx, int32_t gy
   int32_t dx = x > gx ? x - gx : gx - x;
   int32_t dy = y > gy ? y - gy : gy - y;
   return dx > dy ? dx + (MAPF_SQRT2 - 1.0) * dy : dy + (MAPF_SQRT2 - 1.0) * dx;
+}
+
+/* The grid's distance heuristic from (x, y) to (gx, gy): octile under 8 moves, Manhattan under
+ * 4 (the exact distance of each move set on an empty map, so admissible and consistent). */
+static inline double mapf_grid_h_xy(const mapf_grid *g, int32_t x, int32_t y, int32_t gx,
+                                    int32_t gy) {
+  if (g->connectivity != 4) return mapf_octile_xy(x, y, gx, gy);
+  return (double)((x > gx ? x - gx : gx - x) + (y > gy ? y - gy : gy - y));
+}
+
+/* The same between cells a and b. */
+static inline double mapf_grid_h(const mapf_grid *g, int32_t a, int32_t b) {
+  return mapf_grid_h_xy(g, mapf_grid_x(g, a), mapf_grid_y(g, a), mapf_grid_x(g, b),
+                        mapf_grid_y(g, b));
 }
 
 /* Euclidean distance between cells a and b (BMAA* vision, Sigurdson et al. 2018 Alg. 5 line 15). */

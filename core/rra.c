@@ -21,6 +21,7 @@ void mapf__rra_start(mapf__rra *r, const mapf_grid *g, int32_t goal, int32_t tar
   r->goal = goal;
   r->tx = mapf_grid_x(g, target);
   r->ty = mapf_grid_y(g, target);
+  r->four = g->connectivity == 4;
   r->width = g->width;
   r->bw = (g->width + 7) / 8;
   r->last_id = -1;
@@ -152,7 +153,7 @@ MAPF__INLINE int relax(mapf__rra *r, int32_t cell, int32_t x, int32_t y, mapf__c
   if (b->g[k].a != RRA_NONE && mapf__cost_key(cost_of(b, k)) <= gkey) return 0;
   b->g[k].a = ng.a;
   b->g[k].b = ng.b;
-  mapf__cost2 h = mapf__octile2(x, y, r->tx, r->ty), f = {ng.a + h.a, ng.b + h.b};
+  mapf__cost2 h = mapf__hc(r->four, x, y, r->tx, r->ty), f = {ng.a + h.a, ng.b + h.b};
   return heap_push(r, cell, mapf__cost_key(f), gkey);
 }
 

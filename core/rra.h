@@ -39,6 +39,7 @@ typedef struct mapf__rra_entry {
 typedef struct mapf__rra {
   int32_t goal;      /* where the search starts; -1 when not started */
   int32_t tx, ty;    /* the heuristic's target */
+  int four;          /* the grid has 4 moves: Manhattan heuristic (grid.h) */
   int32_t width, bw; /* grid width, blocks per block row */
   int32_t *dir_key;  /* block directory: open addressing, block id (-1: empty) -> block */
   mapf__rra_block **dir_val;

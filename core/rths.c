@@ -189,7 +189,7 @@ static int neighbourhood(const mapf_grid *g, const mapf__cellmap *m, int32_t n, 
     int32_t v = n + g->offset[d];
     const rslot *s = rmap_get(m, v);
     if (s && s->pruned) continue;
-    double h0 = mapf_octile_xy(x + mapf_dir_dx[d], y + mapf_dir_dy[d], gx, gy);
+    double h0 = mapf_grid_h_xy(g, x + mapf_dir_dx[d], y + mapf_dir_dy[d], gx, gy);
     L[k++] = (nb){v, mapf_dir_cost[d], s ? s->h : h0, h0, s ? s->visited : -1};
   }
   return k;
@@ -272,7 +272,7 @@ static int rths_step(mapf__sim *sim, rths *r, int32_t i) {
   }
 
   /* Lines 6-7. */
-  double h0 = mapf_octile_xy(mapf_grid_x(g, n), mapf_grid_y(g, n), gx, gy);
+  double h0 = mapf_grid_h_xy(g, mapf_grid_x(g, n), mapf_grid_y(g, n), gx, gy);
   rslot *s = rmap_put(m, n, h0);
   if (!s) return -1;
   s->visited = sim->time;

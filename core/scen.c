@@ -194,7 +194,12 @@ int mapf_instance_from_scen(const mapf_scen *s, const mapf_grid *g, int32_t firs
   }
   if (!err) err = check_agents(inst->start, inst->goal, n, g, lines, d);
   free(lines);
-  /* The file's optimal lengths, for the suboptimality metric. */
+  /* The file's optimal lengths, for the suboptimality metric: octile lengths, so not under 4
+   * moves, where they are left unknown (a single agent's is computed: mapf_astar_fill_optimal). */
+  if (!err && g->connectivity == 4) {
+    *out = inst;
+    return MAPF_OK;
+  }
   if (!err && !(inst->optimal = malloc((size_t)n * sizeof *inst->optimal)))
     err = mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
   for (int32_t i = 0; i < n && !err; i++) inst->optimal[i] = s->entries[first + i].optimal;

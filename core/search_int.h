@@ -60,6 +60,20 @@ static inline mapf__cost2 mapf__octile2(int32_t x, int32_t y, int32_t gx, int32_
   return c;
 }
 
+/* The grid's heuristic as a cost pair: mapf__octile2 under 8 moves, the Manhattan distance
+ * (cardinal moves only) under 4 (grid.h, mapf_grid_h_xy). */
+MAPF__INLINE mapf__cost2 mapf__hc(int four, int32_t x, int32_t y, int32_t gx, int32_t gy) {
+  if (!four) return mapf__octile2(x, y, gx, gy);
+  mapf__cost2 c = {(x > gx ? x - gx : gx - x) + (y > gy ? y - gy : gy - y), 0};
+  return c;
+}
+
+/* The same, given the grid (hot loops read g->connectivity == 4 once into `four`). */
+static inline mapf__cost2 mapf__h2(const mapf_grid *g, int32_t x, int32_t y, int32_t gx,
+                                   int32_t gy) {
+  return mapf__hc(g->connectivity == 4, x, y, gx, gy);
+}
+
 /* Parent direction of a search's root. */
 #define MAPF__NO_PARENT 8
 

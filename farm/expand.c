@@ -21,6 +21,9 @@
  *          (the job's limits: the plan's, with its entry's own `limits` over them)
  *   execution=<chains | single-pass | joint>
  *          (the job's rule: joint for a joint planner whatever the plan says, farm_algo_execution)
+ *   connectivity=4
+ *          only when the plan moves on 4 connected grids; a plan of the default 8 keeps the
+ *          keys it always had
  *
  * The instance seed is the 64-bit hash of the first six lines only, so every algorithm (and
  * every limit or execution rule) of a plan runs the same instance; the algorithm's own seed is
@@ -74,9 +77,10 @@ static int key_tail(const farm_plan *plan, const farm_algo_spec *as, const char 
   }
   int len = snprintf(buf, n,
                      "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,expansions:%lld%s\n"
-                     "execution=%s\n",
+                     "execution=%s\n%s",
                      as->def->name, json, (long long)l.steps, secs, (long long)l.expansions, work,
-                     mapf_execution_name(farm_algo_execution(plan, as)));
+                     mapf_execution_name(farm_algo_execution(plan, as)),
+                     plan->connectivity == 4 ? "connectivity=4\n" : "");
   return len < (int)n ? len : (int)n - 1;
 }
 
@@ -239,8 +243,14 @@ int farm_space_init(farm_space *sp, const farm_plan *plan, farm_diags *errs) {
       err = mapf_grid_load(ms->path, &sp->grids[i], &d);
       if (err) map_error(errs, plan, ms, "cannot load map", &d);
     }
+    if (!err && plan->connectivity == 4 &&
+        (err = mapf_grid_set_connectivity(sp->grids[i], 4)) != MAPF_OK)
+      farm_diags_add(errs, plan->path, ms->line, ms->col, "out of memory");
     if (err && rc == MAPF_OK) rc = err;
-    if (err) sp->grids[i] = NULL;
+    if (err) {
+      mapf_grid_free(sp->grids[i]);
+      sp->grids[i] = NULL;
+    }
   }
   if (rc == MAPF_OK && plan->nmaps > 1) {
     map_hash *h = malloc((size_t)plan->nmaps * sizeof *h);

@@ -53,7 +53,7 @@ enum {
   O_PROBLEM, O_GENERATOR, O_GENERATOR_PARAM, O_SEED, O_ALGO, O_PARAM, O_STEPS, O_SECONDS,
   O_EXPANSIONS, O_WORK, O_EXECUTION, O_TRACE, O_HTML, O_EXPORT_SCEN, O_FORMAT, O_MAX_AGENTS,
   O_ROWS, O_COLS, O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN, O_INSTANCES,
-  O_TRACES, O_TRACE_WHERE, O_ALGO_SEED, O_DISCARD, O_COMMIT
+  O_TRACES, O_TRACE_WHERE, O_ALGO_SEED, O_DISCARD, O_COMMIT, O_CONNECTIVITY
 };
 
 #define OPT_MAPS                                                                             \
@@ -61,6 +61,9 @@ enum {
    "look up relative map and scenario paths under DIR too (repeatable; MAPFARM_MAPS adds "   \
    "directories, colon-separated)"}
 #define OPT_DB_READ {O_DB, "db", "FILE", "the results database (read only)"}
+#define OPT_CONNECTIVITY                                                                     \
+  {O_CONNECTIVITY, "connectivity", "4|8",                                                    \
+   "the moves: 8 (default: cardinal and diagonal, no corner cutting) or 4 (cardinal only)"}
 /* The instance of solve and render: a map, and a scenario file or a generator. */
 #define OPTS_INSTANCE                                                                        \
   {O_MAP, "map", "MAP", "the map (.map file)"},                                              \
@@ -122,6 +125,7 @@ static const farm_cli_opt solve_opts[] = {
     {O_WORK, "work", "S", "work budget in modelled seconds (default 0: none; docs/plans.md)"},
     {O_EXECUTION, "execution", "chains|single-pass|joint",
      "how moves are executed (default chains; pibt always joint)"},
+    OPT_CONNECTIVITY,
     {O_TRACE, "trace", "FILE", "write every step's positions (mapf-visualizer's format)"},
     {O_HTML, "html", "FILE", "write the viewer page with the map and the trace in it"},
     {O_EXPORT_SCEN, "export-scen", "FILE", "write the instance as a MovingAI .scen file"},
@@ -166,7 +170,7 @@ static const farm_cli_opt bench_sim_opts[] = {
     {O_ALGO, "algo", "NAME", "one algorithm (default: every one)"},
     {O_STEPS, "steps", "N", "steps per run (default " STR(BENCH_STEPS) ")"},
     {O_SEED, "seed", "S", "seed of the random instances (default " STR(CLI_SEED) ")"},
-    OPT_MAPS, {0}};
+    OPT_CONNECTIVITY, OPT_MAPS, {0}};
 
 #define CALIBRATE_AGENTS "25,100,400"
 #define CALIBRATE_INSTANCES 3
@@ -219,8 +223,8 @@ static const farm_cli_cmd commands[] = {
      "[--generator-param NAME=VALUE ...] [--seed S]) --algo NAME [--param NAME=VALUE ...]\n"
      "[--algo-seed HEX]\n"
      "[--steps N] [--seconds S] [--expansions N] [--work S]\n"
-     "[--execution chains|single-pass|joint] [--trace FILE] [--html FILE] [--export-scen FILE]\n"
-     "[--maps DIR]",
+     "[--execution chains|single-pass|joint] [--connectivity 4|8] [--trace FILE] [--html FILE]\n"
+     "[--export-scen FILE] [--maps DIR]",
      "run one instance with one algorithm and print its results", solve_opts, cmd_solve},
     {"report",
      "NAME --db FILE [--format text|md|csv|html] [--max-agents N] [--rows DIM] [--cols DIM]\n"
@@ -254,7 +258,8 @@ static const farm_cli_cmd commands[] = {
     {"bench astar", "--map MAP --scen FILE [--maps DIR]",
      "time single-agent A* on every query of a scenario file", bench_astar_opts, cmd_bench},
     {"bench sim",
-     "--map MAP [--agents N[,N...]] [--algo NAME] [--steps N] [--seed S] [--maps DIR]",
+     "--map MAP [--agents N[,N...]] [--algo NAME] [--steps N] [--seed S] [--connectivity 4|8]\n"
+     "[--maps DIR]",
      "agent-steps per second of every multi-agent algorithm", bench_sim_opts, cmd_bench},
     {"bench farm",
      "PLAN.yaml (--db FILE | --discard) [--threads N] [--shard I/N] [--commit S]\n[--maps DIR]",
@@ -909,7 +914,15 @@ typedef struct instance_args {
   int ngparams;
   long long agents, seed;
   long long problem; /* --problem K: line K of the scenario file alone, or -1 */
+  long long connectivity; /* --connectivity: 4 or 8; 0 reads as 8 */
 } instance_args;
+
+/* Parses --connectivity's value into *c. Returns 0, or EXIT_BAD_INPUT after printing why. */
+static int connectivity_opt(const farm_cli_cmd *cmd, const char *v, long long *c) {
+  if (parse_long(v, 4, 8, c) < 0 || !mapf_connectivity_ok(*c))
+    return usage_error(cmd, "--connectivity: expected 4 or 8, found \"%s\"", v);
+  return 0;
+}
 
 /* Takes option id (with value v) when it is one of OPTS_INSTANCE. Returns 1 when taken, 0 when
  * not one of them, or EXIT_BAD_INPUT after printing why. */
@@ -944,6 +957,8 @@ static int instance_opt(const farm_cli_cmd *cmd, int id, const char *v, instance
     if (parse_long(v, 0, 100000000, &ia->problem) < 0)
       return usage_error(cmd, "--problem: expected an integer >= 0, found \"%s\"", v);
     return 1;
+  case O_CONNECTIVITY:
+    return connectivity_opt(cmd, v, &ia->connectivity) ? EXIT_BAD_INPUT : 1;
   default:
     return 0;
   }
@@ -984,6 +999,11 @@ static int make_instance(const farm_cli_cmd *cmd, instance_args *ia, map_dirs *m
   if (rc != MAPF_OK) {
     print_diag(&d);
     return EXIT_BAD_INPUT;
+  }
+  if (ia->connectivity && mapf_grid_set_connectivity(*g, (int)ia->connectivity) != MAPF_OK) {
+    mapf_grid_free(*g);
+    *g = NULL;
+    return input_error(cmd, "out of memory");
   }
   if (ia->scen_path) {
     mapf_scen *sc = NULL;
@@ -2136,7 +2156,7 @@ static int cmd_bench(const farm_cli_cmd *cmd, int argc, char **argv) {
   int astar = strcmp(cmd->name, "bench astar") == 0, sim = !astar;
   const char *map_path = NULL, *scen_path = NULL, *algo_name = NULL, *v;
   const char *agents_arg = BENCH_AGENTS;
-  long long steps = BENCH_STEPS, seed = CLI_SEED;
+  long long steps = BENCH_STEPS, seed = CLI_SEED, connectivity = 8;
   map_dirs md = {0};
   farm_cli p;
   farm_cli_begin(&p, cmd, argc, argv);
@@ -2169,6 +2189,9 @@ static int cmd_bench(const farm_cli_cmd *cmd, int argc, char **argv) {
       if (parse_long(v, 0, 0x7fffffffffffffffLL, &seed) < 0)
         return usage_error(cmd, "--seed: expected an integer >= 0, found \"%s\"", v);
       break;
+    case O_CONNECTIVITY:
+      if (connectivity_opt(cmd, v, &connectivity)) return EXIT_BAD_INPUT;
+      break;
     }
   }
   if (!map_path) return usage_error(cmd, "--map MAP is required");
@@ -2191,6 +2214,11 @@ static int cmd_bench(const farm_cli_cmd *cmd, int argc, char **argv) {
     print_diag(&d);
     free(md.env);
     return EXIT_BAD_INPUT;
+  }
+  if (mapf_grid_set_connectivity(g, (int)connectivity) != MAPF_OK) {
+    mapf_grid_free(g);
+    free(md.env);
+    return input_error(cmd, "out of memory");
   }
   int status = 0;
   if (astar) {

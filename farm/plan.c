@@ -125,6 +125,17 @@ static void root_execution(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r
   parse_execution(c, plan, v);
 }
 
+static void root_connectivity(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
+  (void)r;
+  const char *s = farm__plan_get_str(c, v, "connectivity");
+  if (!s) return;
+  if (strcmp(s, "4") != 0 && strcmp(s, "8") != 0) {
+    farm__plan_perr(c, v->line, v->col, "connectivity: expected 4 or 8, found \"%s\"", s);
+    return;
+  }
+  plan->connectivity = s[0] - '0';
+}
+
 static void root_coherence_every(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
   (void)r;
   long long every;
@@ -182,6 +193,8 @@ static const root_key root_keys[] = {
     {"execution", 0, root_execution,
      "chains (default), single-pass or joint: the rule of planners that plan each agent on its "
      "own (joint planners, pibt, always run joint)"},
+    {"connectivity", 0, root_connectivity,
+     "the moves: 8 (default: cardinal and diagonal, no corner cutting) or 4 (cardinal only)"},
     {"coherence_every", 0, root_coherence_every,
      "steps between direction-map coherence samples (default 100; 0: none)"},
     {"store", 0, root_store, "agents: false stores no agent rows (default true)"},
@@ -322,6 +335,7 @@ static void plan_defaults(farm_plan *plan) {
   plan->seed = 1;
   plan->limits = (mapf_limits){.steps = 10000, .seconds = 0, .expansions = 0};
   plan->execution = MAPF_EXEC_CHAINS;
+  plan->connectivity = 8;
   plan->coherence_every = 100;
   plan->store_agents = 1;
 }

@@ -126,6 +126,9 @@ typedef struct farm_plan {
   int32_t nalgos;
   mapf_limits limits;      /* default: steps 10000, no seconds, no expansions budget */
   mapf_execution execution;/* default chains */
+  /* The grids' move set (grid.h): 8 (default) or 4. In job keys only when 4, so plans that do
+   * not set it keep their keys. */
+  int32_t connectivity;
   /* Steps between the direction-map coherence samples of dm jobs (coherence_series); 0: none.
    * Not part of job keys: it changes what is recorded, not the run. Default 100. */
   int64_t coherence_every;

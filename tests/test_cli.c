@@ -167,6 +167,65 @@ Test(cli, solve_writes_a_legal_trace_that_matches_the_metrics) {
   }
 }
 
+/* --connectivity 4: every algorithm of the registry moves along cardinal moves only (each
+ * trace checked move by move against the 4-connected grid), and the same runs under the
+ * default 8 do take diagonal moves, so the check has something to catch. */
+Test(cli, every_algorithm_moves_on_cardinal_moves_only_under_connectivity_4) {
+  REQUIRE_MAPS(maps);
+  char map[4200], scen[4200];
+  snprintf(map, sizeof map, "%s/mapf/random-32-32-20.map", maps);
+  snprintf(scen, sizeof scen, "%s/mapf-scen/scen-random/random-32-32-20-random-1.scen", maps);
+  mapf_grid *g4 = test_load_grid(map), *g8 = test_load_grid(map);
+  cr_assert_eq(mapf_grid_set_connectivity(g4, 4), MAPF_OK);
+  int diagonal_runs = 0;
+  for (int32_t i = 0; i < mapf_algo_count(); i++) {
+    const char *name = mapf_algo_at(i)->name;
+    for (int four = 1; four >= 0; four--) {
+      char *out, *err, trace[512];
+      snprintf(trace, sizeof trace, "%s/c%d-%s.txt", tmpdir, four ? 4 : 8, name);
+      int rc = mapfarm(&out, &err,
+                       "solve --map '%s' --scen '%s' --agents 40 --steps 300 --algo %s "
+                       "--connectivity %d --trace '%s'",
+                       map, scen, name, four ? 4 : 8, trace);
+      cr_assert_eq(rc, 0, "%s, connectivity %d: exit %d: %s", name, four ? 4 : 8, rc, err);
+      double rate = test_check_solve_trace(trace, out, four ? g4 : g8, 40, "%s, %d", name,
+                                           four ? 4 : 8);
+      cr_assert_gt(rate, 0.0, "%s, connectivity %d: no agent reached its goal", name,
+                   four ? 4 : 8);
+      if (!four) {
+        /* Did any move of this run change both coordinates? The 8-connected grid allows it. */
+        char *text = test_slurp_text(trace);
+        mapf_grid *g = g8;
+        int32_t *prev = calloc(40, sizeof *prev), *cur = calloc(40, sizeof *cur);
+        const char *p = strstr(text, "\nsolution=\n");
+        cr_assert_not_null(p);
+        int diag = 0, first = 1;
+        for (p += 11; *p; first = 0) {
+          int used;
+          long long t;
+          cr_assert_eq(sscanf(p, "%lld:%n", &t, &used), 1);
+          test_parse_cells(g, p + used, cur, 40);
+          for (int a = 0; !first && a < 40; a++)
+            diag += mapf_grid_x(g, cur[a]) != mapf_grid_x(g, prev[a]) &&
+                    mapf_grid_y(g, cur[a]) != mapf_grid_y(g, prev[a]);
+          memcpy(prev, cur, 40 * sizeof *cur);
+          if (!(p = strchr(p, '\n'))) break;
+          p++;
+        }
+        diagonal_runs += diag > 0;
+        free(prev);
+        free(cur);
+        free(text);
+      }
+      free(out);
+      free(err);
+    }
+  }
+  cr_assert_gt(diagonal_runs, 0, "no algorithm moved diagonally under connectivity 8");
+  mapf_grid_free(g4);
+  mapf_grid_free(g8);
+}
+
 /* rths from the command line: an enumeration parameter by name, one agent of a MovingAI
  * scenario (the thesis's single-agent setting) and 50 agents at once, each trace checked move
  * by move; a choice that is not one is refused with the choices listed. */

@@ -289,7 +289,7 @@ Test(expand, a_parameter_is_part_of_the_key) {
 Test(expand, limits_execution_and_seed_are_part_of_the_key) {
   static const char *const variants[] = {"limits: {steps: 999}\n", "limits: {seconds: 1}\n",
                                          "limits: {expansions: 5}\n", "execution: single-pass\n",
-                                         "seed: 2\n"};
+                                         "connectivity: 4\n", "seed: 2\n"};
   loaded base;
   load_text(&base, PLAN_HEAD "algorithms: [{name: bmaa}]\n");
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
@@ -310,6 +310,41 @@ Test(expand, limits_execution_and_seed_are_part_of_the_key) {
     unload(&other);
   }
   unload(&base);
+}
+
+/* connectivity: 4 ends the canonical text with its line and moves on a grid with cardinal
+ * moves only; connectivity: 8, the default, keeps every key of the plan without it. */
+Test(expand, connectivity_4_is_a_line_of_the_key_and_8_keeps_the_keys) {
+  loaded base, eight, four;
+  load_text(&base, PLAN_HEAD "algorithms: [{name: bmaa}]\n");
+  load_text(&eight, PLAN_HEAD "algorithms: [{name: bmaa}]\nconnectivity: 8\n");
+  load_text(&four, PLAN_HEAD "algorithms: [{name: bmaa}]\nconnectivity: 4\n");
+  cr_assert_eq(match_jobs(&base, &eight, 1), base.sp.njobs);
+  farm_job j;
+  farm_space_job(&four.sp, 0, &j);
+  char head[512];
+  snprintf(head, sizeof head,
+           "mapfarm-job/1\nmap=%016llx\ngenerator=random\nagents=2\ninstance=0\nseed=1\n",
+           (unsigned long long)four.sp.grids[0]->hash);
+  expect_key(&j, head,
+             "algorithm=bmaa\nparams={\"expansions\":32,\"flow\":false,"
+             "\"moves\":32,\"push\":false,\"vision\":1.4142135623730951}\n"
+             "limits=steps:10000,seconds:0,expansions:0\n"
+             "execution=chains\nconnectivity=4\n");
+  for (int32_t m = 0; m < four.plan->nmaps; m++) {
+    const mapf_grid *g4 = four.sp.grids[m], *g8 = base.sp.grids[m];
+    cr_assert_eq(g4->connectivity, 4);
+    cr_assert_eq(g4->hash, g8->hash, "the map's content is its key's map line");
+    int diagonals = 0;
+    for (int32_t c = 0; c < g4->ncells; c++) {
+      cr_assert_eq(g4->moves[c], g8->moves[c] & 0x0F, "cell %d: the cardinal moves of 8", c);
+      diagonals += (g8->moves[c] & 0xF0) != 0;
+    }
+    cr_assert_gt(diagonals, 0, "map %d has diagonal moves under 8", m);
+  }
+  unload(&base);
+  unload(&eight);
+  unload(&four);
 }
 
 /* -0 is 0: a parameter or limit written -0 (an integer, a real, a sampled choice) gives the

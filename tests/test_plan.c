@@ -341,7 +341,8 @@ static struct bad_plan bad_plans[] = {
       "7:50: error: push: expected a boolean, found \"maybe\"",
       "7:64: error: moves: expected a value or a non-empty list of values, found an empty list",
       "7:74: error: flow: expected a value or a non-empty list of values, found a mapping",
-      "8:12: error: execution: expected a non-empty string, found a list"}},
+      "8:12: error: execution: expected a non-empty string, found a list",
+      "9:15: error: connectivity: expected 4 or 8, found \"6\""}},
     {"repeated_maps.yaml",
      MAPF_EINVAL,
      {"6:5: error: map \"maps/tiny.map\" is listed twice (first at line 3, column 5); its jobs "
@@ -376,7 +377,7 @@ static struct bad_plan bad_plans[] = {
     {"not_a_mapping.yaml",
      MAPF_EINVAL,
      {"1:1: error: expected a mapping of plan keys (name, seed, maps, scenarios, defaults, limits, "
-      "algorithms, execution, coherence_every, store), found a list"}},
+      "algorithms, execution, connectivity, coherence_every, store), found a list"}},
     {"bad_zip.yaml",
      MAPF_EINVAL,
      {"7:11: error: expansions: already varied in params (line 6, column 14); a parameter may "
