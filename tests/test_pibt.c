@@ -216,12 +216,13 @@ Test(pibt, the_swap_technique_lets_two_agents_pass_in_a_corridor) {
 }
 
 /* The first k agents of a MAPF benchmark scenario (mapf-scen/scen-random/MAP-random-1.scen) on
- * its map. */
+ * its map, with `connectivity` moves. */
 static mapf_instance *benchmark_instance(const char *maps, const char *map, int32_t k,
-                                         mapf_grid **g) {
+                                         int connectivity, mapf_grid **g) {
   char rel[256], path[4400];
   snprintf(rel, sizeof rel, "mapf/%s.map", map);
   *g = test_load_movingai(maps, rel);
+  cr_assert_eq(mapf_grid_set_connectivity(*g, connectivity), MAPF_OK);
   snprintf(path, sizeof path, "%s/mapf-scen/scen-random/%s-random-1.scen", maps, map);
   mapf_scen *s = test_load_scen(path, *g, 0);
   mapf_instance *inst = NULL;
@@ -246,12 +247,12 @@ static void note_arrivals(void *ud, int64_t t, const int32_t *pos, int32_t n) {
   test_step_check(&w->check, t, pos, n);
 }
 
-/* Runs PIBT on the first k agents of MAP's scenario under the checker; returns how many agents
- * stood on their goals at some step, with the result in res. */
-static int32_t run_benchmark(const char *maps, const char *map, int32_t k, int64_t steps,
-                             int swap, mapf_result *res) {
+/* Runs PIBT on the first k agents of MAP's scenario with `connectivity` moves under the
+ * checker; returns how many agents stood on their goals at some step, with the result in res. */
+static int32_t run_benchmark(const char *maps, const char *map, int32_t k, int connectivity,
+                             int64_t steps, int swap, mapf_result *res) {
   mapf_grid *g = NULL;
-  mapf_instance *inst = benchmark_instance(maps, map, k, &g);
+  mapf_instance *inst = benchmark_instance(maps, map, k, connectivity, &g);
   arrivals w = {{g, NULL, NULL, 0, 0}, inst, malloc((size_t)k * sizeof(int64_t))};
   for (int32_t a = 0; a < k; a++) w.first[a] = -1;
   mapf_run_config cfg = test_run_config(g, inst, "pibt");
@@ -290,7 +291,8 @@ Test(pibt, runs_on_benchmark_maps_are_legal_and_solved) {
   int64_t steps[5];
   for (int i = 0; i < 5; i++) {
     mapf_result res;
-    int32_t arrived = run_benchmark(maps, runs[i].map, runs[i].agents, 2000, runs[i].swap, &res);
+    int32_t arrived =
+        run_benchmark(maps, runs[i].map, runs[i].agents, 8, 2000, runs[i].swap, &res);
     cr_assert_eq(res.status, MAPF_STATUS_OK, "%s swap %d: %d of %d at the end", runs[i].map,
                  runs[i].swap, (int)res.completed, (int)runs[i].agents);
     cr_assert_eq(res.solved, 1);
@@ -305,13 +307,38 @@ Test(pibt, runs_on_benchmark_maps_are_legal_and_solved) {
   cr_assert_eq(steps[4], 103, "%lld steps", (long long)steps[4]);
 }
 
+/* The same maps with 4-connected moves, the benchmark's own model: every step legal on the
+ * 4-connected grid (the checker takes its moves from it, so a diagonal move fails), and solved:
+ * den520d and warehouse-20-40-10-2-2 with 1,000 agents with and without the swap technique,
+ * random-32-32-20 with 400 agents with it; without it, as under 8 moves, not solved. */
+Test(pibt, four_connected_runs_on_benchmark_maps_are_legal_and_solved) {
+  REQUIRE_MAPS(maps);
+  const struct {
+    const char *map;
+    int32_t agents;
+    int swap, solved;
+  } runs[] = {{"den520d", 1000, 0, 1},         {"den520d", 1000, 1, 1},
+              {"warehouse-20-40-10-2-2", 1000, 0, 1}, {"warehouse-20-40-10-2-2", 1000, 1, 1},
+              {"random-32-32-20", 400, 1, 1},  {"random-32-32-20", 400, 0, 0}};
+  for (int i = 0; i < 6; i++) {
+    mapf_result res;
+    int32_t arrived =
+        run_benchmark(maps, runs[i].map, runs[i].agents, 4, 3000, runs[i].swap, &res);
+    cr_assert_eq(res.solved, runs[i].solved, "%s swap %d: %d of %d at the end", runs[i].map,
+                 runs[i].swap, (int)res.completed, (int)runs[i].agents);
+    if (runs[i].solved) cr_assert_eq(arrived, runs[i].agents);
+    cr_assert_gt(res.steps, 0);
+    mapf_result_clear(&res);
+  }
+}
+
 /* Without the swap technique (the 2022 algorithm) random-32-32-20 with 400 agents is not
  * solved: pairs of agents wait at each other's dead ends (as in the pocket above) while the
  * others arrive. */
 Test(pibt, without_swaps_random_32_32_20_with_400_agents_is_not_solved) {
   REQUIRE_MAPS(maps);
   mapf_result res;
-  int32_t arrived = run_benchmark(maps, "random-32-32-20", 400, 2000, 0, &res);
+  int32_t arrived = run_benchmark(maps, "random-32-32-20", 400, 8, 2000, 0, &res);
   cr_assert_eq(res.status, MAPF_STATUS_LIMIT);
   cr_assert_geq(arrived, 390, "%d of 400 reached their goals", (int)arrived);
   cr_assert_geq(res.completed, 380, "%d of 400 on their goals at the end", (int)res.completed);
@@ -324,7 +351,7 @@ Test(pibt, without_swaps_random_32_32_20_with_400_agents_is_not_solved) {
 Test(pibt, cached_distance_tables_change_nothing_but_the_set_up_time) {
   REQUIRE_MAPS(maps);
   mapf_grid *g = NULL;
-  mapf_instance *inst = benchmark_instance(maps, "den520d", 1000, &g);
+  mapf_instance *inst = benchmark_instance(maps, "den520d", 1000, 8, &g);
   mapf_grid *other = test_mapgen(MAPF_MAPGEN_ROOMS, 64, 64, 0.2, 1, 3);
   mapf_instance *oi = test_random_instance(other, 200, 5);
   mapf_run_config cfg = test_run_config(g, inst, "pibt");
