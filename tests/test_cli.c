@@ -1033,6 +1033,58 @@ Test(cli, results_do_not_depend_on_the_thread_count) {
   free(b);
 }
 
+/* A plan on 4-connected grids (tests/data/cli/four.yaml, every algorithm) gives the same
+ * results with 1 thread, with 2 and as 3 shards merged; every agent row's travel distance is a
+ * whole number of unit moves, and the instances are those of the same plan under 8 moves. */
+Test(cli, a_four_connected_plan_does_not_depend_on_threads_or_shards) {
+  char plan[512], db[3][512], *err;
+  plan_path(plan, sizeof plan, "four.yaml");
+  const char *sql[] = {
+      "SELECT job_key, label, execution, status, limit_hit, completion_rate, steps, expansions, "
+      "soc, makespan, solved, mean_travel_distance FROM results ORDER BY job_key",
+      "SELECT r.job_key, a.agent, a.start_x, a.start_y, a.goal_x, a.goal_y, a.final_x, "
+      "a.final_y, a.completion_step, a.travel_distance FROM agent_results a "
+      "JOIN results r ON r.id = a.result_id ORDER BY r.job_key, a.agent"};
+  test_same_on_threads_and_shards(tmpdir, "four", plan, 3, sql, 2, db);
+  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results"), 28);
+  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results WHERE status = 'error'"), 0);
+  cr_assert_eq(test_db_int(db[0], "SELECT count(DISTINCT algorithm) FROM results"), 7);
+  cr_assert_gt(test_db_int(db[0], "SELECT count(*) FROM results WHERE completion_rate > 0"), 20);
+  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM agent_results "
+                                  "WHERE travel_distance <> CAST(travel_distance AS INTEGER)"),
+               0, "a diagonal move (length sqrt(2)) under connectivity 4");
+  /* The same plan under 8 moves: other keys, the same starts and goals. */
+  char *text = test_slurp_text(plan), eight_plan[600], eight_db[600];
+  char *c = strstr(text, "\nconnectivity: 4\n");
+  cr_assert_not_null(c);
+  c[15] = '8';
+  snprintf(eight_plan, sizeof eight_plan, "%s/eight.yaml", tmpdir);
+  snprintf(eight_db, sizeof eight_db, "%s/eight.db", tmpdir);
+  FILE *f = fopen(eight_plan, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", eight_plan, eight_db), 0, "%s", err);
+  free(err);
+  const char *starts = "SELECT r.map, r.generator, r.agents, r.instance, r.label, a.agent, "
+                       "a.start_x, a.start_y, a.goal_x, a.goal_y FROM agent_results a JOIN "
+                       "results r ON r.id = a.result_id ORDER BY 1, 2, 3, 4, 5, 6";
+  char *s4 = test_db_rows(db[0], starts), *s8 = test_db_rows(eight_db, starts);
+  cr_assert_str_eq(s4, s8);
+  free(s4);
+  free(s8);
+  cr_assert_eq(test_db_int(eight_db, "SELECT count(*) FROM agent_results "
+                                     "WHERE travel_distance <> CAST(travel_distance AS INTEGER)") >
+                   0,
+               1, "under 8 moves some agent moves diagonally");
+  char *k4 = test_db_rows(db[0], "SELECT job_key FROM results ORDER BY job_key LIMIT 1");
+  char *k8 = test_db_rows(eight_db, "SELECT group_concat(job_key) FROM results");
+  cr_assert_null(strstr(k8, strtok(k4, "\n")), "a key of the plan under 4 under 8 too");
+  free(k4);
+  free(k8);
+}
+
 /* A plan with per-algorithm limits and a work budget (tests/data/cli/budget.yaml) gives the same
  * results, bit for bit, with 1 thread, with 2, and as 3 shards merged: the work charged never
  * depends on the clock. Some jobs end on the work budget, an entry's own steps apply to its
@@ -1114,8 +1166,8 @@ Test(cli, replay_reproduces_a_stored_job_of_every_algorithm_exactly) {
   snprintf(db, sizeof db, "%s/replay.db", tmpdir);
   /* budget.yaml has the sequential planners, pibt.yaml the joint one: every algorithm of the
    * registry, checked below. */
-  static const char *const plans[] = {"budget.yaml", "pibt.yaml"};
-  for (int i = 0; i < 2; i++) {
+  static const char *const plans[] = {"budget.yaml", "pibt.yaml", "four.yaml"};
+  for (int i = 0; i < 3; i++) {
     plan_path(plan, sizeof plan, plans[i]);
     cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
     free(err);
