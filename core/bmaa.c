@@ -63,12 +63,14 @@ static inline int hmap_put(mapf__cellmap *m, int32_t key, mapf__cost2 val) {
 
 typedef struct bmaa_agent {
   mapf__cellmap h;   /* learned h-values toward the current target (sim->goal) */
-  /* Patrol (sim.h): the values learned toward the other target. An h-value is a distance
-   * estimate to one target, so a new target cannot use the old one's; patrol alternates
-   * between two targets, so each keeps its own table and an agent resumes learning where it
-   * left off when it comes back to a leg (rather than relearning each leg from the octile
-   * distance). At most twice the memory; one-way runs never touch it. */
+  /* The values learned toward the previous target (patrol, re-tasking, lifelong goals). An
+   * h-value is a distance estimate to one target, so a new target cannot use the old one's:
+   * each of the last two targets keeps its own table, and an agent sent back to the other one
+   * (patrol alternates between two targets) resumes learning where it left off rather than
+   * relearning from the heuristic; a third target starts afresh. At most twice the memory;
+   * one-way runs never touch it. */
   mapf__cellmap other;
+  int32_t h_goal, other_goal; /* the targets of h and other (-1: none) */
   int32_t *path;      /* the prefix P: path[0] is where the search started */
   int32_t path_len;   /* 0 when P is undefined */
   int32_t path_cap;
@@ -110,6 +112,10 @@ static int bmaa_init(mapf__sim *sim, void **state, mapf_diag *d) {
     return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
   }
   b->n = sim->n;
+  for (int32_t i = 0; i < sim->n; i++) {
+    b->a[i].h_goal = sim->goal[i];
+    b->a[i].other_goal = -1;
+  }
   b->expansions = P.expansions;
   b->moves = P.moves;
   double v2 = floor(P.vision * P.vision + 1e-9);
@@ -380,15 +386,19 @@ static void bmaa_pushed(mapf__sim *sim, void *state, int32_t a) {
   b->a[a].path_len = 0;
 }
 
-/* Patrol: agent a's target changed (it stands on the old one). It switches to the h-values it
- * learned toward the new target and searches at the next step: its prefix led to the old
- * target. */
+/* Agent a's target changed (patrol, re-tasking, lifelong goals: sim_int.h). It switches to the
+ * h-values it learned toward the new target when that was its previous one, else to an empty
+ * table (keeping the old target's as the previous), and searches at the next step: its prefix
+ * led to the old target. */
 static void bmaa_retarget(mapf__sim *sim, void *state, int32_t a) {
-  (void)sim;
   bmaa_agent *ag = &((bmaa *)state)->a[a];
+  int32_t to = sim->goal[a], from = ag->h_goal;
   mapf__cellmap t = ag->h;
   ag->h = ag->other;
   ag->other = t;
+  if (ag->other_goal != to) mapf__cellmap_clear(&ag->h, sizeof(hslot));
+  ag->h_goal = to;
+  ag->other_goal = from;
   ag->path_len = 0;
 }
 

@@ -620,6 +620,9 @@ static int32_t reserve(far *F, mapf__sim *sim, int32_t a, int *oom) {
   far_agent *A = &F->ag[a];
   int32_t left = A->len - 1 - A->at, want = left < F->k ? left : F->k;
   if (A->ahead >= want) return -1;
+  /* A moving agent given a new target (far_retarget) uses up the moves it holds and then
+   * plans; it extends nothing toward the old one. */
+  if (A->replan && A->ahead > 0) return -1;
   int64_t T = sim->time;
   int chains = !F->single_pass;
   if (A->ahead == 0) {
@@ -1113,10 +1116,11 @@ static void far_pushed(mapf__sim *sim, void *state, int32_t a) {
   F->ag[a].replan = 1;
 }
 
-/* Patrol: agent a reached its target and has a new one. It stands there with no reservations
- * left (a path ends at its target), so it plans a complete path to the new target at the next
- * step (rule 1), as after stepping aside. Should it still hold reservations (a repaired path
- * that crossed the target on the way), it uses them up first and plans then. */
+/* Agent a has a new target (patrol, re-tasking, lifelong goals: sim_int.h). Reservations are
+ * never cancelled (rule 4), so it uses up those it holds (at most k moves along the old path),
+ * extends none (reserve), and plans a complete path to the new target as soon as it stands
+ * (rule 1), as after stepping aside. Under patrol it stands on its old target with none left
+ * and plans at the next step. */
 static void far_retarget(mapf__sim *sim, void *state, int32_t a) {
   (void)sim;
   far *F = state;

@@ -282,6 +282,7 @@ typedef struct pibt {
   mapf__pibt step;
   const uint32_t **to_goal;       /* per agent: moves to its goal */
   const uint32_t **to_start;      /* per agent: moves to its start (patrol only) */
+  int32_t refetch;                /* agents whose cur[] is NULL: a new target's table is due */
   const uint32_t **cur;           /* per agent: the table of its current target (step.dist) */
   uint32_t *elapsed;              /* per agent: steps since it last stood on its target */
   uint32_t *eps;                  /* per agent: the tie-break fraction, in 2^-32 */
@@ -385,7 +386,7 @@ static int pibt_init(mapf__sim *sim, void **state, mapf_diag *d) {
   P->step.target = sim->goal;
   P->step.swap = par.swap;
   for (int32_t a = 0; a < n; a++) {
-    P->to_goal[a] = mapf__dist_get(sim->dist, g, inst->goal[a]);
+    P->to_goal[a] = mapf__dist_get(sim->dist, g, sim->goal[a]);
     if (inst->loops > 0) P->to_start[a] = mapf__dist_get(sim->dist, g, inst->start[a]);
     if (!P->to_goal[a] || (inst->loops > 0 && !P->to_start[a])) {
       pibt_free(P);
@@ -452,6 +453,13 @@ static int pibt_plan(mapf__sim *sim, void *state) {
   pibt *P = state;
   mapf__pibt *S = &P->step;
   int32_t n = P->n;
+  /* New targets (events, lifelong goals): their tables, searched now if not cached, so the
+   * set-up counts in this step's planning time, the frame it delays. */
+  for (int32_t a = 0; P->refetch > 0 && a < n; a++)
+    if (!P->cur[a]) {
+      if (!(P->cur[a] = mapf__dist_get(sim->dist, sim->grid, sim->goal[a]))) return MAPF_ENOMEM;
+      P->refetch--;
+    }
   if (update_priorities(sim, P) != MAPF_OK) return MAPF_ENOMEM;
   int32_t roots = 0;
   for (int32_t i = 0; i < n; i++) {
@@ -476,10 +484,18 @@ static int pibt_plan(mapf__sim *sim, void *state) {
   return MAPF_OK;
 }
 
-/* Patrol: the agent stands on its old target, which counts as reaching it. */
+/* A new target (sim_int.h). Under patrol the agent stands on its old target, which counts as
+ * reaching it, and the two tables are at hand; a re-tasked agent or a lifelong task gets the
+ * table of its new target at the next plan, and its priority starts again as on arrival. */
 static void pibt_retarget(mapf__sim *sim, void *state, int32_t a) {
   pibt *P = state;
-  P->cur[a] = sim->goal[a] == sim->cfg->inst->goal[a] ? P->to_goal[a] : P->to_start[a];
+  const mapf_instance *inst = sim->cfg->inst;
+  if (inst->loops > 0) {
+    P->cur[a] = sim->goal[a] == inst->goal[a] ? P->to_goal[a] : P->to_start[a];
+  } else if (P->cur[a]) {
+    P->cur[a] = NULL;
+    P->refetch++;
+  }
   P->elapsed[a] = 0;
   P->reset[a] = 1;
 }

@@ -28,6 +28,7 @@ void mapf_instance_free(mapf_instance *inst) {
   free(inst->start);
   free(inst->goal);
   free(inst->optimal);
+  free(inst->retask);
   free(inst);
 }
 
@@ -138,6 +139,62 @@ static int check_agents(const int32_t *start, const int32_t *goal, int32_t n,
   return MAPF_OK;
 }
 
+/* The events' rules (scen.h): in step order from step 1, each naming an agent and a passable
+ * cell of its start's component that is no other agent's goal at that step; lifelong goals
+ * and events only on one-way problems, and not together. */
+static int check_events(const mapf_instance *inst, const mapf_grid *g, mapf_diag *d) {
+  if (inst->lifelong && (inst->loops > 0 || inst->nretask > 0))
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                         "lifelong goals are for one-way problems without events");
+  if (inst->nretask == 0) return MAPF_OK;
+  if (inst->loops > 0)
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "events are for one-way problems");
+  int32_t *owner = malloc((size_t)g->ncells * sizeof *owner);
+  int32_t *goal = malloc((size_t)(inst->n ? inst->n : 1) * sizeof *goal);
+  if (!owner || !goal) {
+    free(owner);
+    free(goal);
+    return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
+  }
+  for (int32_t c = 0; c < g->ncells; c++) owner[c] = -1;
+  for (int32_t a = 0; a < inst->n; a++) {
+    goal[a] = inst->goal[a];
+    owner[goal[a]] = a;
+  }
+  int rc = MAPF_OK;
+  for (int32_t k = 0; k < inst->nretask && rc == MAPF_OK; k++) {
+    const mapf_retask *e = &inst->retask[k];
+    if (e->step < 1 || (k > 0 && e->step < inst->retask[k - 1].step))
+      rc = mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                         "event %d: step %lld: events come in order of step, from step 1",
+                         (int)k, (long long)e->step);
+    else if (e->agent < 0 || e->agent >= inst->n)
+      rc = mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                         "event %d: no agent %d (the instance has %d agents)", (int)k,
+                         (int)e->agent, (int)inst->n);
+    else if (e->cell < 0 || e->cell >= g->ncells || !g->passable[e->cell] ||
+             g->component[e->cell] != g->component[inst->start[e->agent]])
+      rc = mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                         "event %d: agent %d's new goal is %s", (int)k, (int)e->agent,
+                         e->cell < 0 || e->cell >= g->ncells ? "outside the map"
+                         : !g->passable[e->cell]             ? "a blocked cell"
+                                                 : "not reachable from its start");
+    else if (owner[e->cell] >= 0 && owner[e->cell] != e->agent)
+      rc = mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                         "event %d: agent %d's new goal (%d,%d) is agent %d's goal at step %lld",
+                         (int)k, (int)e->agent, (int)mapf_grid_x(g, e->cell),
+                         (int)mapf_grid_y(g, e->cell), (int)owner[e->cell], (long long)e->step);
+    else {
+      owner[goal[e->agent]] = -1;
+      owner[e->cell] = e->agent;
+      goal[e->agent] = e->cell;
+    }
+  }
+  free(owner);
+  free(goal);
+  return rc;
+}
+
 int mapf_instance_check(const mapf_instance *inst, const mapf_grid *g, mapf_diag *d) {
   if (inst->n < 0)
     return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "instance has %d agents", (int)inst->n);
@@ -152,6 +209,7 @@ int mapf_instance_check(const mapf_instance *inst, const mapf_grid *g, mapf_diag
                          "agent %d: a patrol (loops %d) needs a goal other than its start (%d,%d)",
                          (int)i, (int)inst->loops, (int)mapf_grid_x(g, inst->start[i]),
                          (int)mapf_grid_y(g, inst->start[i]));
+  if (rc == MAPF_OK) rc = check_events(inst, g, d);
   return rc;
 }
 

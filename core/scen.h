@@ -50,6 +50,13 @@ void mapf_scen_free(mapf_scen *s);
 int mapf_scen_check_map(const mapf_scen *s, const char *scen_path, const mapf_grid *g,
                         mapf_diag *d);
 
+/* A re-tasking event (docs/choices.md, Events): after `step` steps have been executed (step
+ * >= 1), before the next is planned, agent `agent`'s goal becomes `cell`. */
+typedef struct mapf_retask {
+  int64_t step;
+  int32_t agent, cell;
+} mapf_retask;
+
 typedef struct mapf_instance {
   int32_t n;
   int32_t *start; /* n cell ids, distinct */
@@ -64,6 +71,15 @@ typedef struct mapf_instance {
    * unknown: from a .scen file's optimal_length (mapf_instance_from_scen), or computed
    * (mapf_astar_fill_optimal). Gives the suboptimality metric (thesis Ch. 4). Owned. */
   double *optimal;
+  /* Re-tasking events in order of step (then as listed); NULL and 0: none. Under events an
+   * agent's goal for the metrics is the last one it was given. Owned. */
+  mapf_retask *retask;
+  int32_t nretask;
+  /* Lifelong goals (docs/choices.md, Events): 0, the usual one-shot problem; 1: an agent that
+   * reaches its goal gets the next task of its sequence at once (mapf_lifelong_task, drawn from
+   * task_seed), and the run goes on to the step limit. Not with loops or retask. */
+  int32_t lifelong;
+  uint64_t task_seed;
 } mapf_instance;
 
 /* Returns an instance with room for n agents (arrays uninitialised, loops 0), or NULL. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "events.h"
 #include "sim_int.h"
 
 int mapf_execution_parse(const char *name) {
@@ -468,6 +469,64 @@ static int patrol_turn(mapf__sim *sim, int32_t *target, const mapf_instance *ins
   return 1;
 }
 
+/* Events (docs/choices.md, Events): what a run with re-tasking events or lifelong goals keeps
+ * beside the simulator's state. */
+typedef struct events {
+  int32_t next;      /* the next re-tasking event of the instance */
+  int32_t *waiting;  /* per agent: 1 from a re-tasking event until it moves again */
+  int64_t *exp0;     /* per agent: its expansions when the event came */
+  double sum_exp;    /* expansions spent on events whose agent has moved again */
+  int64_t done;      /* such events */
+  int fresh;         /* the step about to be planned follows an event or a new task */
+} events;
+
+/* Agent a's goal becomes cell at the current step (an event or a lifelong task): what was
+ * counted as reached is not any more, the planner is told (retarget), and a trace hears of
+ * it. Returns the change in the agents on their goals. */
+static int32_t set_goal(mapf__sim *sim, int32_t *target, int32_t a, int32_t cell,
+                        const mapf__planner_vt *vt, void *state, double t0) {
+  mapf_agent_result *ar = &sim->agent[a];
+  int32_t delta = 0;
+  if (sim->pos[a] == target[a]) {
+    ar->completion_step = -1;
+    ar->completion_seconds = -1;
+    ar->completion_work = -1;
+    delta--;
+  }
+  target[a] = cell;
+  if (sim->pos[a] == cell) { /* given the cell it stands on: reached at once */
+    ar->completion_step = sim->time;
+    ar->completion_seconds = now_seconds() - t0;
+    ar->completion_work = mapf__sim_work_ns(sim) * 1e-9;
+    delta++;
+  }
+  if (vt->retarget) vt->retarget(sim, state, a);
+  if (sim->cfg->on_goal) sim->cfg->on_goal(sim->cfg->ud, sim->time, a, cell);
+  return delta;
+}
+
+/* Applies the re-tasking events of the current step. Returns the change in the agents on their
+ * goals. */
+static int32_t apply_events(mapf__sim *sim, int32_t *target, events *ev, mapf_result *res,
+                            const mapf__planner_vt *vt, void *state, double t0) {
+  const mapf_instance *inst = sim->cfg->inst;
+  int32_t delta = 0;
+  for (; ev->next < inst->nretask && inst->retask[ev->next].step == sim->time; ev->next++) {
+    const mapf_retask *e = &inst->retask[ev->next];
+    if (e->cell == target[e->agent]) continue;
+    if (ev->waiting[e->agent]) { /* a second event before it moved: the first ends here */
+      ev->sum_exp += (double)(sim->agent[e->agent].expansions - ev->exp0[e->agent]);
+      ev->done++;
+    }
+    ev->waiting[e->agent] = 1;
+    ev->exp0[e->agent] = sim->agent[e->agent].expansions;
+    res->retasks++;
+    ev->fresh = 1;
+    delta += set_goal(sim, target, e->agent, e->cell, vt, state, t0);
+  }
+  return delta;
+}
+
 static void fail(mapf_result *res, mapf_diag *d, int rc, const char *what) {
   res->status = MAPF_STATUS_ERROR;
   if (d && d->msg[0])
@@ -528,6 +587,24 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   sim.max_expansions = cfg->limits.expansions;
   sim.work = cfg->algo->work;
   sim.max_work_ns = cfg->limits.work * 1e9;
+  events ev = {0};
+  if (inst->nretask > 0) {
+    ev.waiting = calloc((size_t)n, sizeof *ev.waiting);
+    ev.exp0 = calloc((size_t)n, sizeof *ev.exp0);
+    if (!ev.waiting || !ev.exp0) {
+      free(ev.waiting);
+      free(ev.exp0);
+      fail(res, d, MAPF_ENOMEM, NULL);
+      return MAPF_ENOMEM;
+    }
+  }
+  /* Lifelong: an agent that starts on its goal has finished task 0 and starts on task 1. */
+  for (int32_t a = 0; inst->lifelong && a < n; a++)
+    if (inst->start[a] == target[a]) {
+      res->agent[a].tasks_done++;
+      res->tasks_done++;
+      target[a] = mapf_lifelong_task(g, inst->task_seed, a, 1, target[a]);
+    }
   int32_t at_goal = 0;
   for (int32_t a = 0; a < n; a++) {
     sim.pos[a] = inst->start[a];
@@ -538,7 +615,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     ar->completion_step = -1;
     ar->completion_seconds = -1;
     ar->completion_work = -1;
-    if (inst->start[a] == inst->goal[a]) {
+    if (inst->start[a] == target[a]) {
       ar->completion_step = 0;
       ar->completion_seconds = 0;
       ar->completion_work = 0;
@@ -554,6 +631,8 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   if (execution == MAPF_EXEC_JOINT) sim.push = 0;
   if (rc != MAPF_OK) {
     for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
+    free(ev.waiting);
+    free(ev.exp0);
     fail(res, d, rc, NULL);
     return rc;
   }
@@ -565,8 +644,11 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
 
   mapf_limit_kind limit = MAPF_LIMIT_NONE;
   char illegal[sizeof res->message] = ""; /* an illegal joint step, for a caller without d */
+  res->max_event_step_seconds = NAN;
   while (rc == MAPF_OK) {
-    if (at_goal == n) break;
+    if (ev.waiting) at_goal += apply_events(&sim, target, &ev, res, vt, state, t0);
+    /* Done when every agent is on its goal and no event is to come. */
+    if (at_goal == n && ev.next == inst->nretask) break;
     if (sim.time >= cfg->limits.steps) {
       limit = MAPF_LIMIT_STEPS;
       break;
@@ -592,6 +674,9 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     if (rc != MAPF_OK) break;
     res->planning_seconds += p1 - p0;
     if (p1 - p0 > res->max_step_planning_seconds) res->max_step_planning_seconds = p1 - p0;
+    if (ev.fresh && !(p1 - p0 <= res->max_event_step_seconds)) /* NaN at first */
+      res->max_event_step_seconds = p1 - p0;
+    ev.fresh = 0;
     if (sim.expired) {
       /* A limit passed during the search phase: the step is not executed. */
       limit = (mapf_limit_kind)sim.expired;
@@ -631,6 +716,20 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     for (int32_t a = 0; a < n; a++) {
       if (ws->prev[a] == sim.pos[a]) continue;
       mapf_agent_result *ar = &res->agent[a];
+      if (ev.waiting && ev.waiting[a]) {
+        ev.sum_exp += (double)(ar->expansions - ev.exp0[a]);
+        ev.done++;
+        ev.waiting[a] = 0;
+      }
+      if (inst->lifelong && sim.pos[a] == target[a]) {
+        ar->tasks_done++;
+        res->tasks_done++;
+        set_goal(&sim, target, a, mapf_lifelong_task(g, inst->task_seed, a, ar->tasks_done,
+                                                     target[a]),
+                 vt, state, t0);
+        ev.fresh = 1;
+        continue;
+      }
       if (sim.pos[a] == target[a]) {
         if (loops > 0 && ar->loops_done < loops && patrol_turn(&sim, target, inst, a, vt, state))
           continue;
@@ -654,6 +753,14 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     if (cfg->on_step) cfg->on_step(cfg->ud, sim.time, sim.pos, n);
   }
   res->coherence = rc == MAPF_OK && vt->coherence ? vt->coherence(&sim, state) : NAN;
+  for (int32_t a = 0; ev.waiting && a < n; a++)
+    if (ev.waiting[a]) { /* never moved again: everything since the event */
+      ev.sum_exp += (double)(res->agent[a].expansions - ev.exp0[a]);
+      ev.done++;
+    }
+  res->mean_retask_expansions = ev.done ? ev.sum_exp / (double)ev.done : NAN;
+  free(ev.waiting);
+  free(ev.exp0);
   vt->free(state);
   mapf__dist_trim(&ws->dist, MAPF_DIST_CACHE_BYTES);
   for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
@@ -676,6 +783,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   for (int32_t a = 0; a < n; a++) {
     mapf_agent_result *ar = &res->agent[a];
     ar->final = sim.pos[a];
+    if (inst->nretask > 0 || inst->lifelong) ar->goal = target[a];
     ar->optimal_distance = inst->optimal ? inst->optimal[a] : NAN;
     /* Under patrol an agent stands on its target only once its loops are done. */
     ar->reached = sim.pos[a] == target[a] && (loops == 0 || ar->loops_done == loops);
@@ -708,6 +816,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
       if (t > res->makespan) res->makespan = t;
     }
   }
+  res->throughput = inst->lifelong && res->steps > 0 ? (double)res->tasks_done / res->steps : NAN;
   res->completion_rate = n ? (double)res->completed / n : 1.0;
   res->mean_completion_steps = res->completed ? sum_steps / res->completed : NAN;
   res->mean_completion_seconds = res->completed ? sum_secs / res->completed : NAN;

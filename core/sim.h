@@ -86,6 +86,7 @@ typedef struct mapf_agent_result {
   int32_t loops_done;         /* patrol loops completed (goal and back to the start); 0 when
                                  the instance is one-way */
   double optimal_distance;    /* the instance's optimal start-goal distance; NaN if unknown */
+  int64_t tasks_done;         /* lifelong goals: the tasks it finished (goals reached) */
 } mapf_agent_result;
 
 /* One sample of a time series: the value at the end of step `step` (0: before the first). */
@@ -145,6 +146,18 @@ typedef struct mapf_result {
    * makespan their maximum. Both -1 when not solved: they mean nothing for a partial run. */
   int32_t solved;
   int64_t soc, makespan;
+  /* Events and lifelong goals (docs/choices.md, Events). Under events or lifelong goals an
+   * agent's `goal` above is the last one it was given. */
+  int64_t retasks;                 /* re-tasking events applied */
+  /* Per re-tasking event, the agent's node expansions from the event until it next moved (or
+   * the run ended): the search a new goal cost it (Sigurdson et al. 2018, Sec. I). Mean over
+   * the events; NaN without events. */
+  double mean_retask_expansions;
+  /* The largest search phase of a step planned right after an event or a new lifelong task:
+   * the frame a game would see stutter. NaN when there was none. */
+  double max_event_step_seconds;
+  int64_t tasks_done;              /* lifelong goals: tasks finished by all agents */
+  double throughput;               /* lifelong goals: tasks_done / steps; NaN otherwise */
   mapf_sample *coherence_series;   /* every sample_every steps from step 0, owned (free with
                                       mapf_result_clear); NULL when not sampled */
   int32_t coherence_samples;

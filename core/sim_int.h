@@ -87,10 +87,11 @@ typedef struct mapf__planner_vt {
   /* Agent a was pushed to another cell by the executor: it must plan again. */
   void (*pushed)(mapf__sim *sim, void *state, int32_t a);
   void (*free)(void *state);
-  /* Patrol: sim->goal[a] has just changed (agent a reached its target at the end of step
-   * sim->time); what the planner keeps for the old target (a path, learned values) must not
-   * steer it on. Called after `moved`, before the next plan. NULL: the planner keeps nothing
-   * per target. */
+  /* sim->goal[a] has just changed, after step sim->time and before the next plan: a patrol
+   * turn or a lifelong task (the agent stands on its old target), or a re-tasking event (it
+   * may be anywhere, moving). What the planner keeps for the old target (a path, learned
+   * values, reservations toward it) must not steer it on. NULL: the planner keeps nothing per
+   * target. */
   void (*retarget)(mapf__sim *sim, void *state, int32_t a);
   /* After every executed step (sim->time already counts it), with every agent's cell at the
    * start of the step in prev[] and its cell now in sim->pos[]: planners that learn from the

@@ -236,7 +236,7 @@ Test(far, equal_f_favours_straighter_paths) {
   int xy[] = {1, 1, 10, 5,  10, 6, 2, 2,  0, 7, 9, 0,  11, 3, 3, 6};
   mapf_instance *inst = test_instance_of(g, 4, xy);
   for (int a = 0; a < 4; a++) {
-    mapf_instance one = {1, &inst->start[a], &inst->goal[a], 0, NULL};
+    mapf_instance one = {.n = 1, .start = &inst->start[a], .goal = &inst->goal[a]};
     run_opts o = far_defaults;
     o.algo = "astar-replan";
     mapf_result res;
