@@ -212,8 +212,9 @@ static void pull(mapf__pibt *P, const int32_t *pos, const mapf__pibt_frame *f) {
 }
 
 /* PIBT(root) (Okumura et al. 2022, Alg. 1), iteratively: a frame's candidates are tried in
- * order; a candidate reserved for the next step, or the cell of the agent it inherits from (a
- * swap), is skipped; a candidate held by an agent that has not decided makes that agent decide
+ * order; a candidate reserved for the next step, or the cell of an agent that has decided to
+ * come to this agent's cell (a swap: the agent it inherits from, or a constrained one), is
+ * skipped; a candidate held by an agent that has not decided makes that agent decide
  * next, inheriting; if it fails (it stays, and now holds the cell for the next step), the
  * next candidate is tried. An agent with no candidate left stays and fails. */
 int64_t mapf__pibt_plan(mapf__pibt *P, const int32_t *pos, const int32_t *occ, int32_t root,
@@ -231,10 +232,12 @@ int64_t mapf__pibt_plan(mapf__pibt *P, const int32_t *pos, const int32_t *occ, i
       int32_t c = f->cand[f->k++];
       tried++;
       if (P->next_occ[c] >= 0) continue;
-      if (f->parent >= 0 && c == pos[f->parent]) continue;
+      /* No swap with an agent that has decided to come to a's cell: the parent it inherits
+       * from, or one a caller constrained (the only other way an agent is decided here). */
+      int32_t b = occ[c];
+      if (b >= 0 && b != a && P->next[b] == pos[a]) continue;
       P->next[a] = c;
       P->next_occ[c] = a;
-      int32_t b = occ[c];
       if (b >= 0 && b != a && P->next[b] < 0) {
         stack[top] = (mapf__pibt_frame){.a = b, .parent = a};
         rank_candidates(P, pos, occ, pos[b], &stack[top++], rng);

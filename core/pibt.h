@@ -6,8 +6,11 @@
  * occ[]) to the next: next[] and next_occ[] start empty (-1); a caller that constrains some
  * agents writes their cells first (next[a] = v, next_occ[v] = a: such an agent counts as
  * decided, and no one inherits into it), then calls mapf__pibt_plan for the other agents in
- * its priority order, skipping those already decided. The result never has two agents on
- * one cell or swapping, as long as the constraints do not (the caller's part). */
+ * its priority order, skipping those already decided. No agent swaps with a decided one. The
+ * result never has two agents on one cell or swapping, as long as the constraints do not (the
+ * caller's part) and no root fails on a cell a constraint took: a root whose own cell is
+ * reserved and that finds no other stays there all the same (next[root] == pos[root]), and the
+ * caller must then drop the step (LaCAM does). */
 #ifndef MAPF_PIBT_H
 #define MAPF_PIBT_H
 
