@@ -35,10 +35,13 @@
  *   made. A push is a step of the plan in which an agent leaves its target.
  * - A search that ends without a solution (a limit, the node budget, or every configuration
  *   tried) ends the run at its first step, nothing executed, with status limit (`expansions`
- *   for the node budget). LaCAM* stops refining while every limit leaves room to execute what
- *   it has (see room()), so a solution, once found, is not lost to a limit.
+ *   for the node budget and for a search that tried everything). LaCAM* stops refining while
+ *   every limit leaves room to execute what it has (see room()), so a solution, once found, is
+ *   not lost to a limit.
  * - Patrol: a target that changes (sim.h) makes the planner search again from where the
- *   agents stand at its next step.
+ *   agents stand at its next step. Targets that put two agents on one cell (a goal that is
+ *   another agent's start; the `patrol` generator never makes one) have no plan: that search
+ *   ends the run as above.
  *
  * Okumura 2023 proves LaCAM complete: it returns a solution when one exists and reports
  * failure otherwise, given time and memory; Okumura 2023b proves LaCAM* eventually optimal
@@ -485,6 +488,18 @@ static int search(mapf__sim *sim, lacam *L) {
   search_free(L);
   free(L->plan);
   L->plan = NULL;
+  /* Targets that put two agents on one cell (possible under patrol: a goal may be another
+   * agent's start) can never all be reached at once. */
+  int collide = 0;
+  for (int32_t a = 0; a < n; a++) {
+    collide |= L->occ[S->target[a]] >= 0;
+    L->occ[S->target[a]] = a;
+  }
+  for (int32_t a = 0; a < n; a++) L->occ[S->target[a]] = -1;
+  if (collide) {
+    sim->expired = MAPF_LIMIT_EXPANSIONS;
+    return 0;
+  }
   if (set_ties(L, sim->pos) < 0) return -1;
   int32_t root = new_node(L, sim->pos, config_hash(sim->pos, n), -1);
   if (root < 0 || push_open(L, root) < 0) return -1;

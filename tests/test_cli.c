@@ -1164,10 +1164,10 @@ Test(cli, a_work_budget_and_per_algorithm_limits_do_not_depend_on_threads_or_sha
 Test(cli, replay_reproduces_a_stored_job_of_every_algorithm_exactly) {
   char plan[512], db[512], *out, *err;
   snprintf(db, sizeof db, "%s/replay.db", tmpdir);
-  /* budget.yaml has the sequential planners, pibt.yaml the joint one: every algorithm of the
-   * registry, checked below. */
-  static const char *const plans[] = {"budget.yaml", "pibt.yaml", "four.yaml"};
-  for (int i = 0; i < 3; i++) {
+  /* budget.yaml has the sequential planners, pibt.yaml and lacam.yaml the joint ones, four.yaml
+   * 4-connected jobs: every algorithm of the registry, checked below. */
+  static const char *const plans[] = {"budget.yaml", "pibt.yaml", "four.yaml", "lacam.yaml"};
+  for (int i = 0; i < 4; i++) {
     plan_path(plan, sizeof plan, plans[i]);
     cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
     free(err);
