@@ -1046,9 +1046,10 @@ Test(cli, a_four_connected_plan_does_not_depend_on_threads_or_shards) {
       "a.final_y, a.completion_step, a.travel_distance FROM agent_results a "
       "JOIN results r ON r.id = a.result_id ORDER BY r.job_key, a.agent"};
   test_same_on_threads_and_shards(tmpdir, "four", plan, 3, sql, 2, db);
-  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results"), 28);
+  cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results"), 32);
   cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM results WHERE status = 'error'"), 0);
-  cr_assert_eq(test_db_int(db[0], "SELECT count(DISTINCT algorithm) FROM results"), 7);
+  cr_assert_eq(test_db_int(db[0], "SELECT count(DISTINCT algorithm) FROM results"),
+               mapf_algo_count());
   cr_assert_gt(test_db_int(db[0], "SELECT count(*) FROM results WHERE completion_rate > 0"), 20);
   cr_assert_eq(test_db_int(db[0], "SELECT count(*) FROM agent_results "
                                   "WHERE travel_distance <> CAST(travel_distance AS INTEGER)"),

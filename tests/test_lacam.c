@@ -119,12 +119,13 @@ static int64_t brute_force_loss(const mapf_grid *g, const mapf_instance *inst) {
 }
 
 /* The first k agents of a MAPF benchmark scenario (mapf-scen/scen-random/MAP-random-1.scen) on
- * its map. */
-static mapf_instance *benchmark_instance(const char *maps, const char *map, int32_t k,
-                                         mapf_grid **g) {
+ * its map, with `connectivity` moves. */
+static mapf_instance *benchmark_instance4(const char *maps, const char *map, int32_t k,
+                                          int connectivity, mapf_grid **g) {
   char rel[256], path[4400];
   snprintf(rel, sizeof rel, "mapf/%s.map", map);
   *g = test_load_movingai(maps, rel);
+  cr_assert_eq(mapf_grid_set_connectivity(*g, connectivity), MAPF_OK);
   snprintf(path, sizeof path, "%s/mapf-scen/scen-random/%s-random-1.scen", maps, map);
   mapf_scen *s = test_load_scen(path, *g, 0);
   mapf_instance *inst = NULL;
@@ -132,6 +133,11 @@ static mapf_instance *benchmark_instance(const char *maps, const char *map, int3
   cr_assert_eq(mapf_instance_from_scen(s, *g, 0, k, &inst, &d), MAPF_OK, "%s", d.msg);
   mapf_scen_free(s);
   return inst;
+}
+
+static mapf_instance *benchmark_instance(const char *maps, const char *map, int32_t k,
+                                         mapf_grid **g) {
+  return benchmark_instance4(maps, map, k, 8, g);
 }
 
 /* A corridor of five cells with one pocket above its middle (no diagonal into it: its corner
@@ -360,25 +366,31 @@ Test(lacam, lacam_star_stops_refining_in_time_and_never_returns_worse_than_lacam
 
 /* Every step legal under the joint rule (no shared cell, no swap, every move a move of the
  * grid), checked apart from the simulator, and every agent on its goal at the end, on maps of
- * the MAPF benchmark with their first scenario's agents: den520d and warehouse-20-40-10-2-2
- * with 1,000, random-32-32-20 with 400 (80% of its free cells). The same run twice gives the
- * same results. */
+ * the MAPF benchmark with their first scenario's agents, 8- and 4-connected: den520d and
+ * warehouse-20-40-10-2-2 with 1,000, random-32-32-20 with 400 (80% of its free cells). The
+ * same run twice gives the same results. */
 Test(lacam, runs_on_benchmark_maps_are_legal_and_solved) {
   REQUIRE_MAPS(maps);
   const struct {
     const char *map;
     int32_t agents;
-  } runs[] = {{"den520d", 1000}, {"warehouse-20-40-10-2-2", 1000}, {"random-32-32-20", 400}};
-  for (int i = 0; i < 3; i++) {
+    int connectivity;
+  } runs[] = {{"den520d", 1000, 8},        {"warehouse-20-40-10-2-2", 1000, 8},
+              {"random-32-32-20", 400, 8}, {"den520d", 1000, 4},
+              {"warehouse-20-40-10-2-2", 1000, 4}, {"random-32-32-20", 400, 4}};
+  for (int i = 0; i < 6; i++) {
     mapf_grid *g = NULL;
-    mapf_instance *inst = benchmark_instance(maps, runs[i].map, runs[i].agents, &g);
+    mapf_instance *inst =
+        benchmark_instance4(maps, runs[i].map, runs[i].agents, runs[i].connectivity, &g);
+    for (int32_t c = 0; c < g->ncells; c++)
+      cr_assert(runs[i].connectivity == 8 || (g->moves[c] & 0xf0) == 0, "no diagonal under 4");
     mapf_run_config cfg = test_run_config(g, inst, "lacam");
     cfg.limits.steps = 5000;
     cfg.seed = 1;
     mapf_result res, again;
     run_watched(&cfg, &res, runs[i].map);
-    cr_assert_eq(res.status, MAPF_STATUS_OK, "%s: %d of %d at the end", runs[i].map,
-                 (int)res.completed, (int)runs[i].agents);
+    cr_assert_eq(res.status, MAPF_STATUS_OK, "%s, %d-connected: %d of %d at the end",
+                 runs[i].map, runs[i].connectivity, (int)res.completed, (int)runs[i].agents);
     cr_assert_eq(res.solved, 1);
     run_watched(&cfg, &again, runs[i].map);
     test_assert_same_run(&res, &again, runs[i].map);
