@@ -27,8 +27,10 @@
  * - LaCAM* (`star`): after the first solution the search goes on, pruning nodes whose g + h
  *   cannot beat it, and a configuration found again from another node updates the costs of
  *   everything reachable from it (Okumura 2023b's rewiring, over the known edges both ways:
- *   moves are symmetric, dist.c). The cost is the sum of loss (an agent pays 1 per step
- *   unless it stays on its target), h the sum of the distances to the targets.
+ *   moves are symmetric, dist.c); once in LACAM_PICK_IN iterations a random node of the
+ *   stack is expanded instead of the top (Okumura 2024). The cost is the sum of loss (an agent
+ *   pays 1 per step unless it stays on its target), h the sum of the distances to the
+ *   targets.
  * - Counters: an expansion is one agent's cell fixed in a generated configuration, a
  *   candidate cell PIBT examines (as `pibt` counts them) or a constraint applied; the
  *   expansion budget and the work model charge these. `nodes` bounds the configurations
@@ -78,7 +80,7 @@ static const mapf_param_def lacam_param_table[] = {
      "and node",
      NULL, offsetof(lacam_params, nodes)},
     {"star", MAPF_PARAM_BOOL, 0, 1, 0,
-     "LaCAM* (Okumura 2023b): after the first solution, search on for a lower sum of costs "
+     "LaCAM* (Okumura 2023b): after the first solution, search on for a lower sum of loss "
      "until the node budget, a limit or a proof of optimality",
      NULL, offsetof(lacam_params, star)},
     {"swap", MAPF_PARAM_BOOL, 0, 1, 1,
@@ -508,8 +510,8 @@ static int search(mapf__sim *sim, lacam *L) {
   while (L->nopen > 0 && (goal < 0 || star)) {
     if (goal < 0 ? mapf__sim_expired(sim) : !room(sim, L, goal, slowest)) break;
     int32_t top = L->nopen - 1;
-    /* LaCAM*: now and then a random node of the stack instead of the top (Okumura's lacam3),
-     * so that refining does not stay in the top node's tree. */
+    /* LaCAM*: now and then a random node of the stack instead of the top (Okumura 2024), so
+     * that refining does not stay in the top node's tree. */
     if (goal >= 0 && mapf_rng_below(&sim->rng, LACAM_PICK_IN) == 0)
       top = (int32_t)mapf_rng_below(&sim->rng, (uint64_t)L->nopen);
     int32_t u = L->open[top];
@@ -665,7 +667,7 @@ MAPF_ALGORITHM(lacam, 80) = {
     .doc = "Lazy Constraints Addition search for MAPF: a depth-first search over configurations "
            "with PIBT as the successor generator, planned at the first step and executed under "
            "the joint rule (Okumura 2023); `star`: LaCAM*, refining towards the least sum of "
-           "costs (Okumura 2023b); an expansion is one agent's cell fixed in a generated "
+           "loss (Okumura 2023b); an expansion is one agent's cell fixed in a generated "
            "configuration",
     .params = lacam_param_table,
     .nparams = MAPF_NPARAMS(lacam_param_table),
