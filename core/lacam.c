@@ -182,19 +182,21 @@ static void search_free(lacam *L) {
   L->nslot = 0;
 }
 
-static int grow(void *pp, int32_t *cap, size_t size, int32_t need) {
-  if (need <= *cap) return 0;
+/* Array p (capacity *cap elements of `size` bytes) with room for `need` elements: p itself, or
+ * p moved to a larger block; NULL when out of memory (p is then still valid). */
+static void *grown(void *p, int32_t *cap, size_t size, int32_t need) {
+  if (need <= *cap) return p;
   int32_t c = *cap ? *cap : 64;
   while (c < need) c *= 2;
-  void *p = realloc(*(void **)pp, (size_t)c * size);
-  if (!p) return -1;
-  *(void **)pp = p;
-  *cap = c;
-  return 0;
+  void *q = realloc(p, (size_t)c * size);
+  if (q) *cap = c;
+  return q;
 }
 
 static int push_open(lacam *L, int32_t u) {
-  if (grow(&L->open, &L->cap_open, sizeof *L->open, L->nopen + 1) < 0) return -1;
+  void *p = grown(L->open, &L->cap_open, sizeof *L->open, L->nopen + 1);
+  if (!p) return -1;
+  L->open = p;
   L->open[L->nopen++] = u;
   return 0;
 }
@@ -257,7 +259,9 @@ static int index_insert(lacam *L, int32_t u) {
  * index, or -1 when out of memory. */
 static int32_t new_node(lacam *L, const int32_t *q, uint64_t h, int32_t parent) {
   int32_t n = L->n;
-  if (grow(&L->node, &L->cap_nodes, sizeof *L->node, L->nnodes + 1) < 0) return -1;
+  void *nodes = grown(L->node, &L->cap_nodes, sizeof *L->node, L->nnodes + 1);
+  if (!nodes) return -1;
+  L->node = nodes;
   int32_t *mem = arena_alloc(L, 2 * (size_t)(n > 0 ? n : 1));
   if (!mem) return -1;
   int32_t u = L->nnodes;
@@ -306,7 +310,9 @@ static int advance(lacam *L, lc_node *x, const mapf_grid *g, mapf_rng *rng) {
     x->done = 1;
     return 0;
   }
-  if (grow(&x->lv, &x->cap, sizeof *x->lv, d + 1) < 0) return -1;
+  void *p = grown(x->lv, &x->cap, sizeof *x->lv, d + 1);
+  if (!p) return -1;
+  x->lv = p;
   lc_level *lv = &x->lv[d];
   uint8_t m = g->moves[x->q[x->order[d]]];
   lv->n = 0;
@@ -373,7 +379,9 @@ static int add_edge(lacam *L, int32_t from, int32_t to, int32_t cost) {
   lc_node *x = &L->node[from];
   for (int32_t i = 0; i < x->nnb; i++)
     if (x->nb[i].to == to) return 0;
-  if (grow(&x->nb, &x->cnb, sizeof *x->nb, x->nnb + 1) < 0) return -1;
+  void *p = grown(x->nb, &x->cnb, sizeof *x->nb, x->nnb + 1);
+  if (!p) return -1;
+  x->nb = p;
   x->nb[x->nnb++] = (lc_edge){to, cost};
   return 0;
 }
@@ -383,7 +391,9 @@ static int add_edge(lacam *L, int32_t from, int32_t to, int32_t cost) {
  * beat the solution (goal >= 0). A queue suffices: costs only go down. */
 static int rewire(lacam *L, int32_t from, int32_t goal) {
   int32_t head = 0, tail = 0;
-  if (grow(&L->queue, &L->cap_queue, sizeof *L->queue, 1) < 0) return -1;
+  void *p = grown(L->queue, &L->cap_queue, sizeof *L->queue, 1);
+  if (!p) return -1;
+  L->queue = p;
   L->queue[tail++] = from;
   while (head < tail) {
     int32_t u = L->queue[head++];
@@ -399,7 +409,9 @@ static int rewire(lacam *L, int32_t from, int32_t goal) {
         tail -= head;
         head = 0;
       }
-      if (grow(&L->queue, &L->cap_queue, sizeof *L->queue, tail + 1) < 0) return -1;
+      void *q = grown(L->queue, &L->cap_queue, sizeof *L->queue, tail + 1);
+      if (!q) return -1;
+      L->queue = q;
       L->queue[tail++] = e.to;
       if (goal >= 0 && e.to != goal && gv + v->h < L->node[goal].g && push_open(L, e.to) < 0)
         return -1;
