@@ -233,7 +233,8 @@ int64_t mapf__pibt_plan(mapf__pibt *P, const int32_t *pos, const int32_t *occ, i
       tried++;
       if (P->next_occ[c] >= 0) continue;
       /* No swap with an agent that has decided to come to a's cell: the parent it inherits
-       * from, or one a caller constrained (the only other way an agent is decided here). */
+       * from, or an agent a caller constrained. Without constraints only the parent can be
+       * one (an agent that took a's cell earlier made a decide then). */
       int32_t b = occ[c];
       if (b >= 0 && b != a && P->next[b] == pos[a]) continue;
       P->next[a] = c;
