@@ -625,7 +625,7 @@ static int lacam_init(mapf__sim *sim, void **state, mapf_diag *d) {
   L->step.target = sim->goal;
   L->step.swap = par.swap;
   for (int32_t a = 0; a < n; a++) {
-    L->to_goal[a] = mapf__dist_get(sim->dist, g, inst->goal[a]);
+    L->to_goal[a] = mapf__dist_get(sim->dist, g, sim->goal[a]);
     if (inst->loops > 0) L->to_start[a] = mapf__dist_get(sim->dist, g, inst->start[a]);
     if (!L->to_goal[a] || (inst->loops > 0 && !L->to_start[a])) {
       lacam_free(L);
@@ -644,6 +644,10 @@ static int lacam_init(mapf__sim *sim, void **state, mapf_diag *d) {
 static int lacam_plan(mapf__sim *sim, void *state) {
   lacam *L = state;
   if (L->replan) {
+    /* New targets (events, lifelong goals): their tables, searched now if not cached. */
+    for (int32_t a = 0; a < L->n; a++)
+      if (!L->cur[a] && !(L->cur[a] = mapf__dist_get(sim->dist, sim->grid, sim->goal[a])))
+        return MAPF_ENOMEM;
     int rc = search(sim, L);
     if (rc < 0) return MAPF_ENOMEM;
     if (rc == 0) return MAPF_OK; /* sim->expired says why */
@@ -659,10 +663,16 @@ static int lacam_plan(mapf__sim *sim, void *state) {
   return MAPF_OK;
 }
 
-/* Patrol: agent a's target changed; the plan led to the old one. */
+/* Agent a's target changed (patrol, re-tasking, lifelong goals: sim_int.h); the plan led to
+ * the old one, so the search starts again from where the agents stand. Under patrol both
+ * tables are at hand; another target's is fetched at the next plan. */
 static void lacam_retarget(mapf__sim *sim, void *state, int32_t a) {
   lacam *L = state;
-  L->cur[a] = sim->goal[a] == sim->cfg->inst->goal[a] ? L->to_goal[a] : L->to_start[a];
+  const mapf_instance *inst = sim->cfg->inst;
+  if (inst->loops > 0)
+    L->cur[a] = sim->goal[a] == inst->goal[a] ? L->to_goal[a] : L->to_start[a];
+  else
+    L->cur[a] = NULL;
   L->replan = 1;
 }
 
