@@ -25,6 +25,7 @@
 #include "dataset.h"
 #include "expand.h"
 #include "html.h"
+#include "inst_features.h"
 #include "image.h"
 #include "mapgen.h"
 #include "merge.h"
@@ -53,7 +54,9 @@ enum {
   O_PROBLEM, O_GENERATOR, O_GENERATOR_PARAM, O_SEED, O_ALGO, O_PARAM, O_STEPS, O_SECONDS,
   O_EXPANSIONS, O_WORK, O_EXECUTION, O_TRACE, O_HTML, O_EXPORT_SCEN, O_FORMAT, O_MAX_AGENTS,
   O_ROWS, O_COLS, O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN, O_INSTANCES,
-  O_TRACES, O_TRACE_WHERE, O_ALGO_SEED, O_DISCARD, O_COMMIT, O_CONNECTIVITY
+  O_TRACES, O_TRACE_WHERE, O_ALGO_SEED, O_DISCARD, O_COMMIT, O_CONNECTIVITY,
+  /* features and select (farm/inst_features.h, farm/select.h) */
+  O_MODEL, O_OBJECTIVE, O_PROTOCOL, O_FOLDS
 };
 
 #define OPT_MAPS                                                                             \
@@ -190,7 +193,13 @@ static const farm_cli_opt replay_opts[] = {
     {O_HTML, "html", "FILE", "write the viewer page with the map and the rerun"},
     OPT_MAPS, {0}};
 
+static const farm_cli_opt features_opts[] = {
+    {O_DB, "db", "FILE", "the results database (its features table is written)"},
+    {O_THREADS, "threads", "N", "threads (default: OpenMP's, one per core)"},
+    OPT_MAPS, {0}};
+
 static int cmd_run(const farm_cli_cmd *, int, char **);
+static int cmd_features(const farm_cli_cmd *, int, char **);
 static int cmd_expand(const farm_cli_cmd *, int, char **);
 static int cmd_solve(const farm_cli_cmd *, int, char **);
 static int cmd_report(const farm_cli_cmd *, int, char **);
@@ -249,6 +258,9 @@ static const farm_cli_cmd commands[] = {
     {"dataset", "--db FILE --out DIR [--size N] [--train F] [--seed S] [--maps DIR]",
      "images, labels and a train/test split for algorithm selection", dataset_opts,
      cmd_dataset},
+    {"features", "--db FILE [--threads N] [--maps DIR]",
+     "compute every instance's features (map and instance only) into the features table",
+     features_opts, cmd_features},
     {"algorithms", "[--markdown]",
      "the algorithms and their parameters: type, range, default", algorithms_opts,
      cmd_algorithms},
@@ -1400,6 +1412,51 @@ static int cmd_dataset(const farm_cli_cmd *cmd, int argc, char **argv) {
     printf("  %s: %lld train, %lld test\n", res.per_label[l].label,
            (long long)res.per_label[l].train, (long long)res.per_label[l].test);
   farm_dataset_result_free(&res);
+  return 0;
+}
+
+/* ---- mapfarm features ---------------------------------------------------------------- */
+
+static int cmd_features(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *db = NULL, *v;
+  long long threads = 0;
+  map_dirs md = {0};
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      return usage_error(cmd, "unexpected argument \"%s\"", v);
+    case O_DB:
+      db = v;
+      break;
+    case O_THREADS:
+      if (parse_long(v, 1, 4096, &threads) < 0)
+        return usage_error(cmd, "--threads: expected an integer in [1, 4096], found \"%s\"", v);
+      break;
+    case O_MAPS:
+      map_dirs_add(&md, v);
+      break;
+    }
+  }
+  if (!db) return usage_error(cmd, "--db FILE is required");
+  map_dirs_env(&md);
+  farm_features_opts o = {(int32_t)threads, {md.dir, md.n}};
+  farm_features_summary sum;
+  mapf_diag err = {0};
+  int rc = farm_features_build(db, &o, &sum, &err);
+  free(md.env);
+  if (rc < 0) {
+    fprintf(stderr, "mapfarm: error: %s: %s\n", db, err.msg);
+    return EXIT_BAD_INPUT;
+  }
+  printf("%s: features of %lld instances on %lld maps (maps %.2f s, instances %.2f s, %.3f ms "
+         "per instance; written in %.2f s)\n",
+         db, (long long)sum.instances, (long long)sum.maps, sum.map_seconds, sum.instance_seconds,
+         sum.instances ? 1000.0 * sum.instance_seconds / (double)sum.instances : 0.0,
+         sum.write_seconds);
   return 0;
 }
 
