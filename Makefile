@@ -16,7 +16,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PLAN ?= configs/quick.yaml
 DB ?= results.db
 PREFIX ?= /usr/local
-PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev sqlite3 libcriterion-dev libpng-dev zlib1g-dev pkg-config util-linux bc time gnuplot-nox
+PACKAGES = cmake gcc make libc6-dev libyaml-dev libsqlite3-dev sqlite3 libcriterion-dev libpng-dev zlib1g-dev libxgboost-dev pkg-config util-linux bc time gnuplot-nox
 # Only the tests want the rest: `make run` as root installs none of them. The viewer's test runs
 # Debian's chromium headless; Node.js and npm are checked by command (PACKAGE:COMMAND): a Node.js
 # from elsewhere (NodeSource's) bundles npm and conflicts with Debian's npm package.

@@ -35,6 +35,7 @@
 #include "replay.h"
 #include "report.h"
 #include "scengen.h"
+#include "select.h"
 #include "sim.h"
 #include "status.h"
 #include "store.h"
@@ -56,7 +57,7 @@ enum {
   O_ROWS, O_COLS, O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN, O_INSTANCES,
   O_TRACES, O_TRACE_WHERE, O_ALGO_SEED, O_DISCARD, O_COMMIT, O_CONNECTIVITY,
   /* features and select (farm/inst_features.h, farm/select.h) */
-  O_MODEL, O_OBJECTIVE, O_PROTOCOL, O_FOLDS
+  O_MODEL, O_OBJECTIVE, O_PROTOCOL, O_FOLDS, O_REGRET_CSV
 };
 
 #define OPT_MAPS                                                                             \
@@ -117,7 +118,8 @@ static const farm_cli_opt expand_opts[] = {
     OPT_MAPS, {0}};
 static const farm_cli_opt solve_opts[] = {
     OPTS_INSTANCE,
-    {O_ALGO, "algo", "NAME", "the algorithm (mapfarm algorithms lists them)"},
+    {O_ALGO, "algo", "NAME", "the algorithm (mapfarm algorithms lists them; auto: --model's choice)"},
+    {O_MODEL, "model", "MODEL", "with --algo auto: the selector (mapfarm select train) that chooses"},
     {O_PARAM, "param", "NAME=VALUE", "a parameter of the algorithm (repeatable)"},
     {O_ALGO_SEED, "algo-seed", "HEX",
      "the algorithm's seed as results.seed prints it (default: derived from --seed)"},
@@ -198,7 +200,34 @@ static const farm_cli_opt features_opts[] = {
     {O_THREADS, "threads", "N", "threads (default: OpenMP's, one per core)"},
     OPT_MAPS, {0}};
 
+#define SELECT_OBJECTIVE {O_OBJECTIVE, "objective", "completion|steps|distance", \
+   "what the selector optimises (default completion: the thesis's rule)"}
+static const farm_cli_opt select_train_opts[] = {
+    OPT_DB_READ,
+    {O_OUT, "out", "MODEL", "the model file to write (XGBoost's JSON)"},
+    SELECT_OBJECTIVE,
+    {O_THREADS, "threads", "N", "XGBoost's threads (default 1; the model is the same for any)"},
+    {0}};
+static const farm_cli_opt select_eval_opts[] = {
+    OPT_DB_READ,
+    {O_PROTOCOL, "protocol", "within-maps|leave-map-out|leave-type-out",
+     "how test instances are held out (default within-maps)"},
+    {O_FOLDS, "folds", "K",
+     "folds (default: 10 within maps, one per map leaving maps out; not for leave-type-out)"},
+    SELECT_OBJECTIVE,
+    {O_SEED, "seed", "S", "seed of the within-maps split (default " STR(CLI_SEED) ")"},
+    {O_FORMAT, "format", "text|md", "output format (default text)"},
+    {O_REGRET_CSV, "regret-csv", "FILE", "write each test instance's regret (for tools/plot-regret.sh)"},
+    {O_THREADS, "threads", "N", "XGBoost's threads (default 1; the numbers are the same for any)"},
+    {O_MODEL, "model", "MODEL", "evaluate this trained model on the database instead (no folds)"},
+    {0}};
+static const farm_cli_opt select_predict_opts[] = {
+    {O_MODEL, "model", "MODEL", "the model (mapfarm select train)"},
+    OPTS_INSTANCE, OPT_CONNECTIVITY, {0}};
+
+static int select_failed(const mapf_diag *err);
 static int cmd_run(const farm_cli_cmd *, int, char **);
+static int cmd_select(const farm_cli_cmd *, int, char **);
 static int cmd_features(const farm_cli_cmd *, int, char **);
 static int cmd_expand(const farm_cli_cmd *, int, char **);
 static int cmd_solve(const farm_cli_cmd *, int, char **);
@@ -229,7 +258,8 @@ static const farm_cli_cmd commands[] = {
      "check a plan and count its jobs by map, generator and algorithm", expand_opts, cmd_expand},
     {"solve",
      "--map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
-     "[--generator-param NAME=VALUE ...] [--seed S]) --algo NAME [--param NAME=VALUE ...]\n"
+     "[--generator-param NAME=VALUE ...] [--seed S]) (--algo NAME | --algo auto --model MODEL)\n"
+     "[--param NAME=VALUE ...]\n"
      "[--algo-seed HEX]\n"
      "[--steps N] [--seconds S] [--expansions N] [--work S]\n"
      "[--execution chains|single-pass|joint] [--connectivity 4|8] [--trace FILE] [--html FILE]\n"
@@ -261,6 +291,21 @@ static const farm_cli_cmd commands[] = {
     {"features", "--db FILE [--threads N] [--maps DIR]",
      "compute every instance's features (map and instance only) into the features table",
      features_opts, cmd_features},
+    {"select train",
+     "--db FILE --out MODEL [--objective completion|steps|distance] [--threads N]",
+     "train the algorithm selector (XGBoost) on a database's features and labels",
+     select_train_opts, cmd_select},
+    {"select eval",
+     "--db FILE [--protocol within-maps|leave-map-out|leave-type-out] [--folds K]\n"
+     "[--objective completion|steps|distance] [--seed S] [--format text|md]\n"
+     "[--regret-csv FILE] [--threads N] | --db FILE --model MODEL",
+     "evaluate the selector: SBS, pi*, gap closed, accuracy and regret per fold", select_eval_opts,
+     cmd_select},
+    {"select predict",
+     "--model MODEL --map MAP (--scen FILE [--agents N] | --generator G --agents N\n"
+     "[--generator-param NAME=VALUE ...] [--seed S]) [--connectivity 4|8] [--maps DIR]",
+     "the algorithm a trained selector chooses for one instance", select_predict_opts,
+     cmd_select},
     {"algorithms", "[--markdown]",
      "the algorithms and their parameters: type, range, default", algorithms_opts,
      cmd_algorithms},
@@ -1058,7 +1103,60 @@ static int make_instance(const farm_cli_cmd *cmd, instance_args *ia, map_dirs *m
   return 0;
 }
 
+/* solve --algo auto --model MODEL: the selector's choice for the instance, as an algorithm name
+ * and NAME=VALUE parameters (the label's, before the user's --param options) in pbuf. Returns
+ * the algorithm's name (owned by *m), or NULL after printing why. */
+static const char *auto_algo(const char *model, const mapf_grid *g, const mapf_instance *inst,
+                             const char *generator, farm_sel_model **m, char pbuf[][400],
+                             int *np) {
+  mapf_diag err = {0};
+  if (!farm_select_available()) {
+    farm_err(&err, FARM_SELECT_NO_XGBOOST);
+    select_failed(&err);
+    return NULL;
+  }
+  if (farm_sel_model_load(model, m, &err) < 0) {
+    select_failed(&err);
+    return NULL;
+  }
+  int32_t c = farm_sel_model_predict(*m, g, inst, generator, NULL, &err);
+  if (c < 0) {
+    select_failed(&err);
+    return NULL;
+  }
+  const char *algo = farm_sel_model_algorithm(*m, c), *json = farm_sel_model_params(*m, c);
+  if (!mapf_algo_find(algo)) {
+    fprintf(stderr, "mapfarm: error: %s: a model for other algorithms: it chose %s, which this "
+                    "mapfarm does not have (mapfarm algorithms lists them)\n", model, algo);
+    return NULL;
+  }
+  /* The label's canonical JSON, flat: "name":value pairs, no value holding a comma. */
+  *np = 0;
+  for (const char *q = json[0] == '{' ? json + 1 : json; *q && *q != '}' && *np < 64;) {
+    const char *end = strpbrk(q, ",}");
+    size_t len = end ? (size_t)(end - q) : strlen(q);
+    char pair[200];
+    snprintf(pair, sizeof pair, "%.*s", (int)(len < 199 ? len : 199), q);
+    char *colon = strchr(pair, ':');
+    if (colon && pair[0] == '"' && colon > pair + 1 && colon[-1] == '"') {
+      colon[-1] = '\0';
+      const char *val = colon + 1;
+      size_t vl = strlen(val);
+      if (vl >= 2 && val[0] == '"' && val[vl - 1] == '"')
+        snprintf(pbuf[*np], 400, "%s=%.*s", pair + 1, (int)(vl - 2), val + 1);
+      else
+        snprintf(pbuf[*np], 400, "%s=%s", pair + 1, val);
+      (*np)++;
+    }
+    q = end && *end == ',' ? end + 1 : q + len;
+  }
+  fprintf(stderr, "mapfarm: %s chooses %s (%s %s)\n", model, farm_sel_model_label(*m, c), algo,
+          json);
+  return algo;
+}
+
 static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *model_path = NULL;
   const char *algo_name = NULL, *trace_path = NULL, *html_path = NULL, *export_path = NULL, *v;
   instance_args ia = {.seed = CLI_SEED, .problem = -1};
   mapf_limits limits = {.steps = SOLVE_STEPS};
@@ -1082,6 +1180,9 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
       return usage_error(cmd, "unexpected argument \"%s\"", v);
     case O_ALGO:
       algo_name = v;
+      break;
+    case O_MODEL:
+      model_path = v;
       break;
     case O_TRACE:
       trace_path = v;
@@ -1139,11 +1240,16 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
   }
   if (!algo_name && limits.steps > 0)
     return usage_error(cmd, "--algo NAME is required (or --steps 0: no run)");
+  int auto_pick = algo_name && strcmp(algo_name, "auto") == 0;
+  if (auto_pick && !model_path) return usage_error(cmd, "--algo auto needs --model MODEL");
+  if (model_path && !auto_pick) return usage_error(cmd, "--model is for --algo auto");
   map_dirs_env(&md);
 
   const mapf_algo_def *def = NULL;
   mapf_params pv;
-  if (algo_name) {
+  farm_sel_model *model = NULL;
+  char auto_params[64][400];
+  if (algo_name && !auto_pick) {
     def = mapf_algo_find(algo_name);
     if (!def) {
       const char *names[32];
@@ -1175,6 +1281,33 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
     free(md.env);
     return e;
   }
+  if (auto_pick) {
+    /* The selector chooses from the instance itself; the user's --param options follow the
+     * label's, so they override them. */
+    int na = 0;
+    algo_name = auto_algo(model_path, g, inst, ia.generator ? ia.generator : "scen", &model,
+                          auto_params, &na);
+    const char *all[128];
+    for (int i = 0; i < na; i++) all[i] = auto_params[i];
+    for (int i = 0; i < nparams && na + i < 128; i++) all[na + i] = params[i];
+    e = algo_name ? 0 : EXIT_BAD_INPUT;
+    if (!e) {
+      def = mapf_algo_find(algo_name);
+      e = parse_param_opts(cmd, def, all, na + nparams, "--param", &pv);
+    }
+    if (!e && execution == MAPF_EXEC_JOINT && !def->joint)
+      e = usage_error(cmd, "--execution joint: the selector chose %s, which plans each agent on "
+                      "its own", def->name);
+    if (e) {
+      farm_sel_model_free(model);
+      mapf_instance_free(inst);
+      mapf_grid_free(g);
+      free(md.env);
+      return e;
+    }
+  }
+  farm_sel_model_free(model);
+  model = NULL;
   const char *map_path = ia.map_path;
   /* As `run` does: a single agent's optimal distance, for its suboptimality. */
   if (inst->n == 1 && mapf_astar_fill_optimal(g, inst) != MAPF_OK) {
@@ -1458,6 +1591,141 @@ static int cmd_features(const farm_cli_cmd *cmd, int argc, char **argv) {
          sum.instances ? 1000.0 * sum.instance_seconds / (double)sum.instances : 0.0,
          sum.write_seconds);
   return 0;
+}
+
+/* ---- mapfarm select ------------------------------------------------------------------ */
+
+/* Exit status of a selector command that failed: 2 (bad input: no features, no labels, a model
+ * for other algorithms, a corrupt model, a build without XGBoost), as the other commands that
+ * read a database. */
+static int select_failed(const mapf_diag *err) {
+  fprintf(stderr, "mapfarm: error: %s\n", err->msg);
+  return EXIT_BAD_INPUT;
+}
+
+static int cmd_select(const farm_cli_cmd *cmd, int argc, char **argv) {
+  const char *db = NULL, *out = NULL, *model = NULL, *regret = NULL, *v;
+  farm_sel_opts so = {FARM_SEL_COMPLETION, 1, 0, CLI_SEED};
+  int protocol = FARM_SEL_WITHIN_MAPS, md_format = 0, have_folds = 0;
+  long long folds = 0, n;
+  instance_args ia = {.seed = CLI_SEED, .problem = -1};
+  map_dirs md = {0};
+  int predict = strcmp(cmd->name, "select predict") == 0;
+  int eval = strcmp(cmd->name, "select eval") == 0;
+  farm_cli p;
+  farm_cli_begin(&p, cmd, argc, argv);
+  for (int id; (id = farm_cli_next(&p, &v)) != FARM_CLI_END;) {
+    if (predict) {
+      int took = instance_opt(cmd, id, v, &ia, &md);
+      if (took == EXIT_BAD_INPUT) return took;
+      if (took) continue;
+    }
+    switch (id) {
+    case FARM_CLI_ERROR:
+      return usage_error(cmd, "%s", p.msg);
+    case FARM_CLI_ARG:
+      return usage_error(cmd, "unexpected argument \"%s\"", v);
+    case O_DB:
+      db = v;
+      break;
+    case O_OUT:
+      out = v;
+      break;
+    case O_MODEL:
+      model = v;
+      break;
+    case O_REGRET_CSV:
+      regret = v;
+      break;
+    case O_OBJECTIVE: {
+      int o = farm_sel_objective_parse(v);
+      if (o < 0)
+        return usage_error(cmd, "--objective: expected completion, steps or distance, found \"%s\"",
+                           v);
+      so.objective = (farm_sel_objective)o;
+      break;
+    }
+    case O_PROTOCOL:
+      protocol = farm_sel_protocol_parse(v);
+      if (protocol < 0)
+        return usage_error(cmd, "--protocol: expected within-maps, leave-map-out or "
+                                "leave-type-out, found \"%s\"", v);
+      break;
+    case O_FOLDS:
+      if (parse_long(v, 2, 100000, &folds) < 0)
+        return usage_error(cmd, "--folds: expected an integer >= 2, found \"%s\"", v);
+      have_folds = 1;
+      break;
+    case O_SEED:
+      if (parse_long(v, 0, 0x7fffffffffffffffLL, &n) < 0)
+        return usage_error(cmd, "--seed: expected an integer >= 0, found \"%s\"", v);
+      so.seed = (uint64_t)n;
+      break;
+    case O_THREADS:
+      if (parse_long(v, 1, 4096, &n) < 0)
+        return usage_error(cmd, "--threads: expected an integer in [1, 4096], found \"%s\"", v);
+      so.threads = (int32_t)n;
+      break;
+    case O_FORMAT:
+      if (strcmp(v, "text") == 0) md_format = 0;
+      else if (strcmp(v, "md") == 0) md_format = 1;
+      else return usage_error(cmd, "--format: expected text or md, found \"%s\"", v);
+      break;
+    }
+  }
+  if (!predict && !db) return usage_error(cmd, "--db FILE is required");
+  if (!eval && !predict && !out) return usage_error(cmd, "--out MODEL is required");
+  if (predict && !model) return usage_error(cmd, "--model MODEL is required");
+  if (have_folds && protocol == FARM_SEL_LEAVE_TYPE_OUT)
+    return usage_error(cmd, "--folds: leave-type-out holds out one problem type per fold");
+  /* Checked after the options, so that a usage error reads the same in every build. */
+  mapf_diag err = {0};
+  if (!farm_select_available()) {
+    farm_err(&err, FARM_SELECT_NO_XGBOOST);
+    return select_failed(&err);
+  }
+  if (eval) {
+    int rc = model ? farm_select_test(db, model, stdout, &err)
+                   : farm_select_eval(db, (farm_sel_protocol)protocol, (int32_t)folds, &so,
+                                      md_format, regret, stdout, &err);
+    return rc < 0 ? select_failed(&err) : 0;
+  }
+  if (!predict) {
+    int rc = farm_select_train(db, out, &so, stdout, &err);
+    return rc < 0 ? select_failed(&err) : 0;
+  }
+  map_dirs_env(&md);
+  farm_sel_model *m = NULL;
+  if (farm_sel_model_load(model, &m, &err) < 0) {
+    free(md.env);
+    return select_failed(&err);
+  }
+  mapf_grid *g = NULL;
+  mapf_instance *inst = NULL;
+  int e = make_instance(cmd, &ia, &md, &g, &inst);
+  free(md.env);
+  if (e) {
+    farm_sel_model_free(m);
+    return e;
+  }
+  double probs[256];
+  int32_t L = farm_sel_model_nlabels(m);
+  int32_t c = L <= 256 ? farm_sel_model_predict(m, g, inst, ia.generator ? ia.generator : "scen",
+                                                probs, &err)
+                       : farm_err(&err, "the model has more than 256 labels");
+  int rc = 0;
+  if (c < 0) {
+    rc = select_failed(&err);
+  } else {
+    printf("%s (algorithm %s, params %s)\n", farm_sel_model_label(m, c),
+           farm_sel_model_algorithm(m, c), farm_sel_model_params(m, c));
+    for (int32_t l = 0; l < L; l++)
+      printf("  %-24s p = %.4f\n", farm_sel_model_label(m, l), probs[l]);
+  }
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+  farm_sel_model_free(m);
+  return rc;
 }
 
 /* ---- mapfarm algorithms, generators and reports: the registries (farm/catalog.h) ---- */
