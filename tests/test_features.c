@@ -1,0 +1,181 @@
+/* test_features.c: instance features (farm/inst_features.c, `mapfarm features`): values on
+ * hand-made maps, the same table for any thread count, and a failure that leaves the database
+ * as it was. */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inst_features.h"
+#include "testutil.h"
+
+TEST_TMPDIR("features");
+TestSuite(features, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
+
+#define mapfarm(out, err, ...) test_mapfarm(tmpdir, NULL, out, err, __VA_ARGS__)
+
+/* The value of feature `name` in v. */
+static double feat(const double *v, const char *name) {
+  for (int32_t i = 0; i < farm_nfeatures; i++)
+    if (strcmp(farm_feature_columns[i].name, name) == 0) return v[i];
+  cr_assert_fail("no feature %s", name);
+  return NAN;
+}
+
+#define EQ(v, name, want) \
+  cr_expect(fabs(feat(v, name) - (want)) < 1e-9, "%s = %.12g, expected %.12g", name, \
+            feat(v, name), (double)(want))
+
+/* A ring one cell wide around a block: every cell a corridor cell with two moves, one block
+ * (a cycle has no articulation point), diameter 6 of a 12-cycle. */
+Test(features, ring_is_all_corridor_without_articulation_points) {
+  const char *rows[] = {".....", ".@@@.", "....."};
+  mapf_grid *g = test_grid_from_rows(rows, 3);
+  double v[64];
+  cr_assert_eq(farm_features_map(g, v), MAPF_OK);
+  EQ(v, "map_passable", 12);
+  EQ(v, "map_obstacle_density", 3.0 / 15);
+  EQ(v, "map_corridor_share", 1.0);
+  EQ(v, "map_dead_end_share", 0.0);
+  EQ(v, "map_moves_le2", 1.0);
+  EQ(v, "map_articulation_share", 0.0);
+  EQ(v, "map_blocks", 1);
+  EQ(v, "map_largest_block", 1.0);
+  EQ(v, "map_diameter", 6);
+  mapf_grid_free(g);
+}
+
+/* A line of 5: the three inner cells are articulation points and corridor cells, the two ends
+ * dead ends; each edge is a block of 2. */
+Test(features, line_has_articulation_points_and_dead_ends) {
+  const char *rows[] = {"....."};
+  mapf_grid *g = test_grid_from_rows(rows, 1);
+  double v[64];
+  cr_assert_eq(farm_features_map(g, v), MAPF_OK);
+  EQ(v, "map_corridor_share", 3.0 / 5);
+  EQ(v, "map_dead_end_share", 2.0 / 5);
+  EQ(v, "map_articulation_share", 3.0 / 5);
+  EQ(v, "map_blocks", 4);
+  EQ(v, "map_largest_block", 2.0 / 5);
+  EQ(v, "map_diameter", 4);
+  mapf_grid_free(g);
+}
+
+/* Two 3 x 3 rooms joined by a door: the door and the two cells beside it are the articulation
+ * points (no corner cutting: no diagonal move passes the door's wall), and the rooms are the
+ * largest blocks (9 of 20 cells each); two blocks of one edge join them. */
+Test(features, rooms_joined_by_a_door) {
+  const char *rows[] = {"...@...", ".......", "...@..."};
+  mapf_grid *g = test_grid_from_rows(rows, 3);
+  double v[64];
+  cr_assert_eq(farm_features_map(g, v), MAPF_OK);
+  EQ(v, "map_passable", 19);
+  EQ(v, "map_articulation_share", 3.0 / 19);
+  EQ(v, "map_blocks", 4);
+  EQ(v, "map_largest_block", 9.0 / 19);
+  EQ(v, "map_components", 1);
+  mapf_grid_free(g);
+}
+
+/* Two agents on a corridor, 0 -> 3 and 3 -> 5: paths {0,1,2,3} and {3,4,5} share cell 3 only:
+ * 7 cells of paths on 6 distinct cells, the most on one cell 2, one of six shared; the second
+ * agent's start is the first's goal; both head east. */
+Test(features, path_overlap_on_a_corridor) {
+  const char *rows[] = {"......"};
+  mapf_grid *g = test_grid_from_rows(rows, 1);
+  const int xy[] = {0, 0, 3, 0, 3, 0, 5, 0};
+  mapf_instance *inst = test_instance_of(g, 2, xy);
+  double v[64];
+  cr_assert_eq(farm_features_map(g, v), MAPF_OK);
+  farm_feat_ws *ws = farm_feat_ws_new();
+  mapf_diag d = {0};
+  cr_assert_eq(farm_features_instance(g, inst, ws, v, &d), MAPF_OK, "%s", d.msg);
+  EQ(v, "agent_count", 2);
+  EQ(v, "agent_density", 2.0 / 6);
+  EQ(v, "dist_mean", 2.5);
+  EQ(v, "dist_min", 2);
+  EQ(v, "dist_max", 3);
+  EQ(v, "detour_mean", 1.0);
+  EQ(v, "path_use_mean", 7.0 / 6);
+  EQ(v, "path_use_max", 2);
+  EQ(v, "path_shared", 1.0 / 6);
+  EQ(v, "path_coverage", 1.0);
+  EQ(v, "path_load", 7.0 / 6);
+  EQ(v, "heading_coherence", 1.0);
+  EQ(v, "goal_on_start", 0.5);
+  /* A detour: around the block of the ring, 2 straight cells away is 4 moves. */
+  const char *ring[] = {".....", ".@@@.", "....."};
+  mapf_grid *r = test_grid_from_rows(ring, 3);
+  const int xy2[] = {1, 1 - 1, 1, 2};
+  mapf_instance *i2 = test_instance_of(r, 1, xy2);
+  cr_assert_eq(farm_features_map(r, v), MAPF_OK);
+  cr_assert_eq(farm_features_instance(r, i2, ws, v, &d), MAPF_OK, "%s", d.msg);
+  EQ(v, "dist_mean", 4);
+  EQ(v, "detour_mean", 2.0);
+  farm_feat_ws_free(ws);
+  mapf_instance_free(inst);
+  mapf_instance_free(i2);
+  mapf_grid_free(g);
+  mapf_grid_free(r);
+}
+
+/* The test plan (tests/data/select/plan.yaml) run into tmpdir/NAME; fails the test when the
+ * shared maps are missing under CI=true, skips otherwise (REQUIRE_MAPS). */
+static void plan_db(const char *maps, const char *name, char *db, size_t n) {
+  snprintf(db, n, "%s/%s", tmpdir, name);
+  int rc = mapfarm(NULL, NULL, "run '%s/tests/data/select/plan.yaml' --db '%s' --maps '%s'",
+                   MAPFARM_SOURCE_DIR, db, maps);
+  cr_assert_eq(rc, 0, "the test plan did not run (exit %d)", rc);
+}
+
+/* The features table is the same, row for row and value for value, with 1 and 2 threads. */
+Test(features, same_table_on_any_thread_count) {
+  REQUIRE_MAPS(maps);
+  char db[600];
+  plan_db(maps, "f.db", db, sizeof db);
+  char *err = NULL;
+  cr_assert_eq(mapfarm(NULL, &err, "features --db '%s' --maps '%s' --threads 1", db, maps), 0,
+               "%s", err);
+  free(err);
+  char *a = test_db_rows(db, "SELECT * FROM features ORDER BY map_hash, generator, agents, "
+                             "instance");
+  cr_assert_eq(mapfarm(NULL, &err, "features --db '%s' --maps '%s' --threads 2", db, maps), 0,
+               "%s", err);
+  free(err);
+  char *b = test_db_rows(db, "SELECT * FROM features ORDER BY map_hash, generator, agents, "
+                             "instance");
+  cr_assert_str_eq(a, b);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM features"), 63);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM feature_labels"), 63);
+  /* Features come from the map and the instance: corridor shares differ by map only. */
+  cr_assert_eq(test_db_int(db, "SELECT count(DISTINCT map_corridor_share) FROM features"), 3);
+  free(a);
+  free(b);
+}
+
+/* A failure (the plan's maps cannot be found) exits 2 with the reason, and leaves the results
+ * as they were, with no features table made. */
+Test(features, failure_leaves_results_untouched) {
+  REQUIRE_MAPS(maps);
+  char db[600];
+  plan_db(maps, "g.db", db, sizeof db);
+  char *before = test_db_rows(db, "SELECT * FROM results ORDER BY id");
+  char *err = NULL;
+  unsetenv("MAPFARM_MAPS"); /* maps is a copy: the features command alone loses them */
+  int rc = test_mapfarm(tmpdir, tmpdir, NULL, &err, "features --db '%s'", db);
+  cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
+  cr_assert(strstr(err, "map file not found") && strstr(err, "--maps DIR"), "%s", err);
+  char *after = test_db_rows(db, "SELECT * FROM results ORDER BY id");
+  cr_assert_str_eq(before, after);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'features'"), 0);
+  free(before);
+  free(after);
+  free(err);
+  /* A missing database is named, and not created. */
+  rc = mapfarm(NULL, &err, "features --db '%s/none.db'", tmpdir);
+  cr_assert_eq(rc, 2);
+  cr_assert(strstr(err, "none.db"), "%s", err);
+  free(err);
+}
