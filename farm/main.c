@@ -302,7 +302,7 @@ static const farm_cli_cmd commands[] = {
      "evaluate the selector: SBS, pi*, gap closed, accuracy and regret per fold", select_eval_opts,
      cmd_select},
     {"select predict",
-     "--model MODEL --map MAP (--scen FILE [--agents N] | --generator G --agents N\n"
+     "--model MODEL --map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
      "[--generator-param NAME=VALUE ...] [--seed S]) [--connectivity 4|8] [--maps DIR]",
      "the algorithm a trained selector chooses for one instance", select_predict_opts,
      cmd_select},
@@ -797,6 +797,26 @@ static int cmd_report(const farm_cli_cmd *cmd, int argc, char **argv) {
   if (!db) return usage_error(cmd, "--db FILE is required");
   if (!name) return usage_error(cmd, "a report NAME is required (mapfarm reports lists them)");
   mapf_diag err = {0};
+  if (strcmp(name, "selection") == 0) {
+    /* The selector's evaluation under the three protocols (docs/selection.md), with the
+     * defaults of `select eval`. */
+    if (ro.format != FARM_FORMAT_TEXT && ro.format != FARM_FORMAT_MD)
+      return usage_error(cmd, "report selection: --format text or md");
+    if (ro.where || ro.max_agents || ro.rows || ro.cols || ro.counts)
+      return usage_error(cmd, "report selection takes --db and --format only");
+    if (!farm_select_available()) {
+      farm_err(&err, FARM_SELECT_NO_XGBOOST);
+      return select_failed(&err);
+    }
+    farm_sel_opts so = {FARM_SEL_COMPLETION, 1, 0, CLI_SEED};
+    for (int pr = FARM_SEL_WITHIN_MAPS; pr <= FARM_SEL_LEAVE_TYPE_OUT; pr++) {
+      if (pr > FARM_SEL_WITHIN_MAPS) printf("\n");
+      if (farm_select_eval(db, (farm_sel_protocol)pr, 0, &so, ro.format == FARM_FORMAT_MD, NULL,
+                           stdout, &err) < 0)
+        return select_failed(&err);
+    }
+    return 0;
+  }
   farm_store *st = NULL;
   if (open_readonly(db, &st, &err)) return EXIT_BAD_INPUT;
   int rc = farm_report(st, name, &ro, stdout, &err);

@@ -86,6 +86,12 @@ Test(select, three_protocols_end_to_end_and_deterministic) {
   cr_assert_eq(mapfarm(&out, NULL, "select eval --db '%s' --protocol leave-type-out", db), 0);
   cr_assert(strstr(out, "swap-sides") && strstr(out, "tight-to-wide"), "%s", out);
   free(out);
+  /* report selection: the three protocols' tables, as select eval prints them. */
+  cr_assert_eq(mapfarm(&out, NULL, "report --db '%s' selection --format md", db), 0);
+  cr_assert(strstr(out, "within-maps, 10 folds") && strstr(out, "leave-map-out, 3 folds") &&
+                strstr(out, "leave-type-out, 7 folds") && strstr(out, "| :--- "),
+            "%s", out);
+  free(out);
   /* The regret file: one row per instance. */
   char csv[700];
   snprintf(csv, sizeof csv, "%s/regret.csv", tmpdir);
