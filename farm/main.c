@@ -129,7 +129,7 @@ static const farm_cli_opt solve_opts[] = {
     {O_EXPANSIONS, "expansions", "N", "limit on node expansions of all agents (default 0: none)"},
     {O_WORK, "work", "S", "work budget in modelled seconds (default 0: none; docs/plans.md)"},
     {O_EXECUTION, "execution", "chains|single-pass|joint",
-     "how moves are executed (default chains; pibt always joint)"},
+     "how moves are executed (default chains; pibt and lacam always joint)"},
     OPT_CONNECTIVITY,
     {O_TRACE, "trace", "FILE", "write every step's positions (mapf-visualizer's format)"},
     {O_HTML, "html", "FILE", "write the viewer page with the map and the trace in it"},

@@ -192,7 +192,7 @@ static const root_key root_keys[] = {
      "algorithm entries: name, label, params, zip, exclude, sample, limits"},
     {"execution", 0, root_execution,
      "chains (default), single-pass or joint: the rule of planners that plan each agent on its "
-     "own (joint planners, pibt, always run joint)"},
+     "own (joint planners, pibt and lacam, always run joint)"},
     {"connectivity", 0, root_connectivity,
      "the moves: 8 (default: cardinal and diagonal, no corner cutting) or 4 (cardinal only)"},
     {"coherence_every", 0, root_coherence_every,
@@ -261,7 +261,7 @@ static void parse_root(pctx *c, farm_plan *plan, const pnode *root, const char *
         farm__plan_perr(c, as->line, as->col,
                         "%s plans each agent on its own and runs under execution chains or "
                         "single-pass, not joint (joint is for planners that move all agents "
-                        "together, such as pibt)",
+                        "together, such as pibt and lacam)",
                         as->def->name);
     }
   if (c->nerr) return;

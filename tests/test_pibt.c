@@ -505,7 +505,7 @@ Test(pibt, execution_joint_with_a_sequential_planner_is_a_plan_error) {
   char *all = test_format_diags(&errs);
   cr_assert_str_eq(all, "mem/plan.yaml:9:5: error: bmaa plans each agent on its own and runs "
                         "under execution chains or single-pass, not joint (joint is for "
-                        "planners that move all agents together, such as pibt)\n");
+                        "planners that move all agents together, such as pibt and lacam)\n");
   free(all);
   farm_diags_free(&errs);
   /* Without the sequential planner the plan is good. */
