@@ -158,6 +158,15 @@ typedef struct mapf_result {
   double max_event_step_seconds;
   int64_t tasks_done;              /* lifelong goals: tasks finished by all agents */
   double throughput;               /* lifelong goals: tasks_done / steps; NaN otherwise */
+  /* Their lower bounds, defined for every run that happened, solved or not: the sum and the
+   * largest over agents of the moves of a shortest path from its start to its goal under the
+   * grid's moves (every move one step, as soc counts steps; under patrol 2 x loops times
+   * that, a loop being there and back). A property of the instance, computed after the last
+   * step: in wall_seconds, in no budget and in no planning time. -1 when the run failed. */
+  int64_t soc_lb, makespan_lb;
+  /* An external solver's own reported planning time in seconds; NaN when unknown, as for
+   * every built-in planner. */
+  double solver_seconds;
   mapf_sample *coherence_series;   /* every sample_every steps from step 0, owned (free with
                                       mapf_result_clear); NULL when not sampled */
   int32_t coherence_samples;
