@@ -181,6 +181,21 @@ const farm_column farm_columns[] = {
     /* Schema version 7: the planner's set-up before the first step (sim.h). */
     {.name = "setup_seconds", .type = "REAL", .flags = TIMING | FARM_COL_NULL_UNKNOWN,
      RES(F64, setup_seconds), .show = FARM_SHOW_ALWAYS},
+    /* Schema version 8: the lower bounds of soc and makespan (sim.h), a property of the
+     * instance, so known for unsolved jobs too; their reports are the ratios the literature
+     * gives as suboptimality, over the solved instances. And an external solver's own time. */
+    {.name = "soc_lb", .type = "INTEGER", .flags = METRIC | FARM_COL_NULL_UNKNOWN,
+     RES(OPT64, soc_lb), .show = FARM_SHOW_SET, .report = "soc-ratio",
+     .expr = "1.0 * soc / soc_lb",
+     .title = "Sum of costs / its lower bound (solved instances only)", .scale = 1.0,
+     .decimals = 3},
+    {.name = "makespan_lb", .type = "INTEGER", .flags = METRIC | FARM_COL_NULL_UNKNOWN,
+     RES(OPT64, makespan_lb), .show = FARM_SHOW_SET, .report = "makespan-ratio",
+     .expr = "1.0 * makespan / makespan_lb",
+     .title = "Makespan / its lower bound (solved instances only)", .scale = 1.0,
+     .decimals = 3},
+    {.name = "solver_seconds", .type = "REAL", .flags = TIMING | FARM_COL_NULL_UNKNOWN,
+     RES(F64, solver_seconds), .show = FARM_SHOW_SET},
 };
 
 #define NCOLUMNS ((int32_t)(sizeof farm_columns / sizeof farm_columns[0]))

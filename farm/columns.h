@@ -89,6 +89,9 @@ typedef struct farm_column {
   /* A metric's report (`mapfarm report NAME`: its mean per map and label), or NULL; the value
    * printed is scale x mean with that many decimals. */
   const char *report, *title;
+  /* The SQL expression over results that the report averages when it is not the column
+   * itself (NULL): soc_lb's report is the mean of soc / soc_lb. */
+  const char *expr;
   double scale;
   int decimals;
 } farm_column;

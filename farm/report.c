@@ -32,7 +32,7 @@
 typedef struct report_def {
   const char *name;
   const char *title;
-  const char *column; /* a metric column of results (schema/schema.sql) */
+  const char *column; /* a metric column of results (schema/schema.sql), or an expression */
   double scale;       /* printed value = scale * mean */
   int decimals;
 } report_def;
@@ -42,7 +42,8 @@ typedef struct report_def {
 const char *const farm_report_names[] = {
     "completion-rate", "completion-time", "travel-distance", "completion-time-at-limit",
     "completion-work-at-limit", "completion-seconds", "failed-moves", "coherence",
-    "suboptimality", "solved", "soc", "makespan", "work", "portfolio", "problem-types", NULL};
+    "suboptimality", "solved", "soc", "makespan", "soc-ratio", "makespan-ratio", "work",
+    "portfolio", "problem-types", NULL};
 
 const char *farm_report_doc(const char *name) {
   const farm_column *col = name ? farm_column_report(name) : NULL;
@@ -1517,9 +1518,32 @@ static int write_html(sqlite3 *db, const report_table *t, const report_def *def,
   return 0;
 }
 
+/* Whether results lacks the column (a file of an older schema, read as it is). */
+static int missing_column(sqlite3 *db, const char *column) {
+  sqlite3_stmt *s = NULL;
+  int missing = 0;
+  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM pragma_table_info('results') WHERE name = ?1",
+                         -1, &s, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(s, 1, column, -1, SQLITE_STATIC);
+    missing = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 0;
+  }
+  sqlite3_finalize(s);
+  return missing;
+}
+
+static int64_t user_version(sqlite3 *db) {
+  sqlite3_stmt *s = NULL;
+  int64_t v = -1;
+  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW)
+    v = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return v;
+}
+
 /* Formats the unknown-name message: the valid names, and the nearest one if it is close. */
 static void unknown_report(const char *name, mapf_diag *err) {
-  char list[256] = "";
+  char list[512] = "";
   for (int32_t i = 0; farm_report_names[i]; i++) {
     size_t len = strlen(list);
     snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", farm_report_names[i]);
@@ -1548,7 +1572,8 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   const farm_column *col = name ? farm_column_report(name) : NULL;
   report_def d = {0}, *def = NULL;
   if (col) {
-    d = (report_def){col->report, col->title, col->name, col->scale, col->decimals};
+    d = (report_def){col->report, col->title, col->expr ? col->expr : col->name, col->scale,
+                     col->decimals};
     def = &d;
   }
   if (!def) {
@@ -1561,6 +1586,14 @@ int farm_report(farm_store *st, const char *name, const farm_report_opts *opts, 
   int64_t min_agents = 0;
   if (check_report(st, &o, &min_agents, err) < 0) return -1;
   sqlite3 *db = farm_store_db(st);
+  if (missing_column(db, col->name)) {
+    farm_err(err,
+             "report %s needs results.%s, which this file lacks (schema version %d, written "
+             "by an older mapfarm): a `mapfarm run` into it adds the column, NULL in the rows "
+             "already there",
+             name, col->name, (int)user_version(db));
+    return -1;
+  }
 
   /* The labels' configurations and the table in one read transaction: a run writing the file
    * meanwhile cannot add a configuration between the two. */

@@ -697,6 +697,11 @@ static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST]
     "ALTER TABLE results ADD COLUMN mean_completion_work_at_limit REAL;",
     /* Version 7: the set-up time was not measured apart, so older rows stay NULL. */
     "ALTER TABLE results ADD COLUMN setup_seconds REAL;",
+    /* Version 8: the lower bounds need the map, which the file does not hold, so older rows
+     * stay NULL (`mapfarm replay` computes a job's); no older job ran an external solver. */
+    "ALTER TABLE results ADD COLUMN soc_lb INTEGER;"
+    "ALTER TABLE results ADD COLUMN makespan_lb INTEGER;"
+    "ALTER TABLE results ADD COLUMN solver_seconds REAL;",
 };
 
 /* Schema version 4's limits and execution of rows that lack them (written by an older

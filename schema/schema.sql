@@ -3,14 +3,15 @@
 -- This file is compiled into the binary (cmake/embed.cmake) and run once, in one transaction,
 -- when farm/store.c creates a database; views.sql follows it. farm/store.c then sets
 --   PRAGMA application_id = 0x6d617066  ("mapf", FARM_APPLICATION_ID in farm/store.h)
---   PRAGMA user_version   = 7           (FARM_SCHEMA_VERSION: bump it with any change here once
+--   PRAGMA user_version   = 8           (FARM_SCHEMA_VERSION: bump it with any change here once
 --                                          released. Version 1 keyed agent_results by job_key,
 --                                          and is refused, untouched. Version 2 lacked the
 --                                          columns marked "schema version 3" and the table
 --                                          coherence_series, version 3 the columns marked
 --                                          "schema version 4", version 4 those marked "schema
 --                                          version 5", version 5 that of version 6,
---                                          version 6 that of version 7:
+--                                          version 6 that of version 7, version 7
+--                                          those of version 8:
 --                                          farm/store.c adds them when it opens
 --                                          such a file for writing (upgrade_steps))
 -- and opens every connection with journal_mode=WAL and synchronous=NORMAL.
@@ -131,9 +132,17 @@ CREATE TABLE results (
   mean_completion_work_at_limit REAL,    -- work charged when each agent arrived, unfinished
                                          -- agents counting as limit_work
   -- Added in schema version 7: NULL in older rows.
-  setup_seconds          REAL            -- wall-clock seconds of the planner's set-up before
+  setup_seconds          REAL,           -- wall-clock seconds of the planner's set-up before
                                          -- the first step (PIBT: its distance tables), in
                                          -- wall_seconds, not in planning_seconds
+  -- Added in schema version 8: NULL in older rows (`mapfarm replay` prints a job's) and in
+  -- error rows.
+  soc_lb                 INTEGER,        -- sum over agents of the moves of a shortest path
+                                         -- from start to goal (under patrol 2 x loops times
+                                         -- it): soc's lower bound, for every job that ran
+  makespan_lb            INTEGER,        -- the largest of those: makespan's lower bound
+  solver_seconds         REAL            -- an external solver's own reported planning time;
+                                         -- NULL for the built-in planners
 );
 
 -- The reports group by map and label and list them in plan order (the smallest plan_index of

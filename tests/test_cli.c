@@ -971,6 +971,80 @@ Test(cli, a_schema_6_file_gets_the_column_of_version_7) {
   free(check);
 }
 
+/* A file of schema version 7 is upgraded to version 8 when a run opens it for writing: the new
+ * columns are NULL in its rows (the map is not in the file), and the new run's rows have the
+ * bounds, for the unsolved jobs too, below the measured sum of costs and makespan, and no
+ * solver time (built-in planners). `replay` of a row without them computes them and agrees. */
+Test(cli, a_schema_7_file_gets_the_columns_of_version_8) {
+  char db[512], plan[600], *out, *err;
+  snprintf(db, sizeof db, "%s/v7.db", tmpdir);
+  sqlite3 *h = open_with_schema(db, "schema-v7.sql");
+  char *msg = NULL;
+  int rc = sqlite3_exec(
+      h,
+      "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 7;"
+      "INSERT INTO results (id, job_key, map, map_hash, generator, agents, instance, algorithm, "
+      "label, params, seed, status, limit_hit, completed, finished_at, limit_steps, limit_work, "
+      "work_seconds, wall_seconds, solved, soc, makespan, setup_seconds) VALUES (1, "
+      "'0123456789abcdef0123456789abcde1', 'm', '0000000000000001', 'random', 2, 0, 'bmaa', 'B', "
+      "'{}', '0000000000000002', 'ok', '', 2, 't', 50, 0, 0.01, 0.02, 1, 9, 5, 0);",
+      NULL, NULL, &msg);
+  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
+  sqlite3_close(h);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM pragma_table_info('results') WHERE name IN "
+                               "('soc_lb', 'makespan_lb', 'solver_seconds')"),
+               0);
+  /* Read as it is, the file has no bounds to report: said so, and the file is left alone. */
+  cr_assert_eq(mapfarm(&out, &err, "report soc-ratio --db '%s'", db), 2);
+  cr_expect(strstr(err, "report soc-ratio needs results.soc_lb, which this file lacks (schema "
+                        "version 7") != NULL,
+            "%s", err);
+  free(out);
+  free(err);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), 7);
+  snprintf(plan, sizeof plan, "%s/tests/data/cli/pibt.yaml", MAPFARM_SOURCE_DIR);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(err);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id = 1 AND soc_lb IS NULL AND "
+                               "makespan_lb IS NULL AND solver_seconds IS NULL AND soc = 9"),
+               1);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id > 1 AND soc_lb > 0 AND "
+                               "makespan_lb > 0 AND makespan_lb <= soc_lb AND solver_seconds IS "
+                               "NULL"),
+               30);
+  /* Solved jobs: the bounds hold; and some jobs are unsolved, with their bounds. */
+  cr_assert_gt(test_db_int(db, "SELECT count(*) FROM results WHERE id > 1 AND solved = 1"), 0);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE solved = 1 AND (soc < soc_lb "
+                               "OR makespan < makespan_lb)"),
+               0);
+  cr_assert_gt(test_db_int(db, "SELECT count(*) FROM results WHERE solved = 0 AND soc_lb > 0"), 0);
+  /* The ratio reports: the mean over solved jobs, 1 or more. */
+  cr_assert_eq(mapfarm(&out, &err, "report soc-ratio --db '%s' --format csv", db), 0, "%s", err);
+  cr_expect(strstr(out, "PIBT") != NULL, "%s", out);
+  free(out);
+  free(err);
+  char *check = test_db_rows(db, "PRAGMA integrity_check");
+  cr_assert_str_eq(check, "ok\n");
+  free(check);
+  /* A row as an upgrade leaves it: replay prints the bounds and finds the row identical. */
+  char *key = test_db_rows(db, "SELECT job_key FROM results WHERE id > 1 AND algorithm = 'bmaa' "
+                               "AND solved = 1 ORDER BY plan_index LIMIT 1");
+  cr_assert_eq(strlen(key), 33, "%s", key);
+  key[32] = '\0';
+  int64_t lb = test_db_int(db, "SELECT soc_lb FROM results WHERE id > 1 AND algorithm = 'bmaa' "
+                               "AND solved = 1 ORDER BY plan_index LIMIT 1");
+  test_db_exec(db, "UPDATE results SET soc_lb = NULL, makespan_lb = NULL");
+  cr_assert_eq(mapfarm(&out, &err, "replay %s --db '%s'", key, db), 0, "%s%s", out, err);
+  char want[64];
+  snprintf(want, sizeof want, "\nsoc_lb: %lld\n", (long long)lb);
+  cr_expect(strstr(out, want) != NULL, "%s", out);
+  cr_expect(strstr(out, "identical to the stored result") != NULL, "%s", out);
+  free(key);
+  free(out);
+  free(err);
+}
+
 static void plan_path(char *buf, size_t n, const char *name) {
   snprintf(buf, n, "%s/tests/data/cli/%s", MAPFARM_SOURCE_DIR, name);
 }

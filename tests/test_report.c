@@ -491,6 +491,46 @@ Test(report, empty_database_says_so) {
   farm_store_close(st);
 }
 
+/* soc-ratio and makespan-ratio: per job soc / soc_lb and makespan / makespan_lb, averaged over
+ * the solved jobs (an unsolved job has its bounds but no soc; an error job nothing). By hand:
+ * A: (12/10 + 15/10) / 2 = 1.35 and (6/5 + 5/5) / 2 = 1.1; B: 21/20 = 1.05, 9/8 = 1.125. */
+Test(report, the_ratio_reports_average_soc_and_makespan_over_their_bounds_on_solved_jobs) {
+  char path[512];
+  mapf_diag err = {0};
+  snprintf(path, sizeof path, "%s/r.db", tmpdir);
+  farm_store *st = NULL;
+  cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err.msg);
+  static const struct {
+    const char *label;
+    int solved;
+    int64_t soc, soc_lb, makespan, makespan_lb;
+  } jobs[] = {
+      {"A", 1, 12, 10, 6, 5}, {"A", 1, 15, 10, 5, 5}, {"A", 0, -1, 10, -1, 5},
+      {"B", 1, 21, 20, 9, 8}, {"B", -1, 0, 0, 0, 0},
+  };
+  for (int i = 0; i < 5; i++) {
+    mapf_result res = result_of(jobs[i].solved < 0   ? MAPF_STATUS_ERROR
+                                : jobs[i].solved ? MAPF_STATUS_OK
+                                                 : MAPF_STATUS_LIMIT,
+                                jobs[i].solved > 0 ? 1.0 : 0.5);
+    res.solved = jobs[i].solved > 0;
+    res.soc = jobs[i].soc;
+    res.soc_lb = jobs[i].soc_lb;
+    res.makespan = jobs[i].makespan;
+    res.makespan_lb = jobs[i].makespan_lb;
+    farm_record rec = {.map = "m", .generator = "random", .agents = 2, .instance = i,
+                       .algorithm = "algo", .label = jobs[i].label, .params = "{}",
+                       .plan_index = i};
+    put_job(st, 0, rec, &res, "ratio job %d", i);
+  }
+  expect_report(st, "soc-ratio", FARM_FORMAT_CSV, 0,
+                "Map,A,B,Overall\nm,1.35,1.05,1.25\nOverall,1.35,1.05,1.25\n");
+  expect_report(st, "makespan-ratio", FARM_FORMAT_CSV, 0,
+                "Map,A,B,Overall\nm,1.1,1.125,1.1083333333333334\n"
+                "Overall,1.1,1.125,1.1083333333333334\n");
+  farm_store_close(st);
+}
+
 /* Every report's name, comma-separated, in the order of farm_report_names. */
 static void report_list(char *buf, size_t n) {
   size_t len = 0;
