@@ -1076,7 +1076,8 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   free(ev.waiting);
   free(ev.exp0);
   vt->free(state);
-  if (rc == MAPF_OK) rc = lower_bounds(ws, g, inst, res);
+  /* The bounds are the one-shot problem's: goals that change as the run goes have none. */
+  if (rc == MAPF_OK && inst->nretask == 0 && !inst->lifelong) rc = lower_bounds(ws, g, inst, res);
   mapf__dist_trim(&ws->dist, MAPF_DIST_CACHE_BYTES);
   for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
   if (rc != MAPF_OK) {

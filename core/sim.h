@@ -162,7 +162,8 @@ typedef struct mapf_result {
    * largest over agents of the moves of a shortest path from its start to its goal under the
    * grid's moves (every move one step, as soc counts steps; under patrol 2 x loops times
    * that, a loop being there and back). A property of the instance, computed after the last
-   * step: in wall_seconds, in no budget and in no planning time. -1 when the run failed. */
+   * step: in wall_seconds, in no budget and in no planning time. -1 when the run failed or
+   * had events or lifelong goals (its goals were not fixed). */
   int64_t soc_lb, makespan_lb;
   /* An external solver's own reported planning time in seconds; NaN when unknown, as for
    * every built-in planner. */

@@ -173,6 +173,7 @@ Test(events, every_algorithm_follows_its_new_goals_legally) {
     cr_assert(isfinite(res.mean_retask_expansions), "%s", def->name);
     cr_assert(isfinite(res.max_event_step_seconds), "%s", def->name);
     cr_assert(isnan(res.throughput), "%s", def->name);
+    cr_assert_eq(res.soc_lb, -1, "%s: no bound for goals that change", def->name);
     for (int32_t a = 0; a < 30; a++) {
       const mapf_agent_result *ar = &res.agent[a];
       cr_assert_eq(ar->goal, last[a], "%s: agent %d's goal is its last one", def->name, a);
