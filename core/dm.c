@@ -114,10 +114,15 @@ static inline double dm_w(mapf__dv v, double mx, double my) {
   return w < 0 ? 0 : w > 1 ? 1 : w;
 }
 
+/* Fig. 3 line 6; inline in the search, the one place of the arithmetic. */
+static inline double edge_cost(double c, double weight, double mx, double my, mapf__dv a,
+                               mapf__dv b) {
+  return c + weight * (0.5 * dm_w(a, mx, my) + 0.5 * dm_w(b, mx, my));
+}
+
 double mapf__dm_edge_cost(double c, double weight, double mx, double my, mapf__dv a,
                           mapf__dv b) {
-  /* Fig. 3 line 6. */
-  return c + weight * (0.5 * dm_w(a, mx, my) + 0.5 * dm_w(b, mx, my));
+  return edge_cost(c, weight, mx, my, a, b);
 }
 
 int mapf__dm_points_to(mapf__dv v) {
@@ -279,15 +284,16 @@ static int heap_push(dm *D, int32_t id, double g, double f) {
   return dm_heap_push(&D->heap, &D->heap_len, &D->heap_cap, 1024, e);
 }
 
-/* The DV of cell c in the map agent A plans with (rule 5). */
-static inline mapf__dv dv_of(const dm *D, const dm_agent *A, int32_t c) {
-  return D->radius > 0 ? vmap_get(&A->map, c) : D->global[c];
+/* The DV of cell c in the map agent A plans with (rule 5): its own (local) or the global one. */
+static inline mapf__dv dv_of(const dm *D, const dm_agent *A, int32_t c, int local) {
+  return local ? vmap_get(&A->map, c) : D->global[c];
 }
 
 /* Rules 2 and 3: A* for agent i from its cell to its target. Sets its path (len 0 when there is
  * none). Counts a search and its expansions. Returns 0, or -1 when out of memory. O(cells log
- * cells) at worst. */
-static int dm_search(mapf__sim *sim, dm *D, int32_t i) {
+ * cells) at worst. `local` is D->radius > 0, a constant in each of dm_search's two calls, so
+ * that with the global map the search reads its array without a test per cell. */
+static inline int dm_search_map(mapf__sim *sim, dm *D, int32_t i, int local) {
   const mapf_grid *g = sim->grid;
   dm_agent *A = &D->ag[i];
   int32_t start = sim->pos[i], goal = sim->goal[i];
@@ -317,7 +323,7 @@ static int dm_search(mapf__sim *sim, dm *D, int32_t i) {
     nd[u].gen = closed_gen;
     exp++;
     int32_t ux = mapf_grid_x(g, u), uy = mapf_grid_y(g, u);
-    mapf__dv du = dv_of(D, A, u);
+    mapf__dv du = dv_of(D, A, u, local);
     uint8_t m = g->moves[u];
     for (int d = 0; d < 8; d++) {
       if (!(m >> d & 1)) continue;
@@ -331,8 +337,8 @@ static int dm_search(mapf__sim *sim, dm *D, int32_t i) {
       }
       double cost = mapf_dir_cost[d];
       if (D->weight > 0)
-        cost = mapf__dm_edge_cost(cost, D->weight, mapf__dm_ux[d], mapf__dm_uy[d], du,
-                                  dv_of(D, A, v));
+        cost = edge_cost(cost, D->weight, mapf__dm_ux[d], mapf__dm_uy[d], du,
+                         dv_of(D, A, v, local));
       double ng = e.g + cost;
       if (nd[v].gen == open_gen && ng >= nd[v].g - DM__EPS) continue;
       nd[v] = (dm_node){ng, open_gen, u};
@@ -359,6 +365,10 @@ static int dm_search(mapf__sim *sim, dm *D, int32_t i) {
   for (int32_t c = goal; c != -1; c = nd[c].parent) A->path[--k] = c;
   A->len = len;
   return 0;
+}
+
+static int dm_search(mapf__sim *sim, dm *D, int32_t i) {
+  return D->radius > 0 ? dm_search_map(sim, D, i, 1) : dm_search_map(sim, D, i, 0);
 }
 
 /* Rule 4 for every agent, in index order; then its next cell. */
