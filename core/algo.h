@@ -22,13 +22,21 @@
 #define MAPF_MAX_PARAMS 16
 
 /* An enumeration (MAPF_PARAM_ENUM) is held as the index of its choice, 0 .. count - 1, and
- * written as the choice's name (a JSON string); its min and max are ignored. */
+ * written as the choice's name (a JSON string); its min and max are ignored. A list
+ * (MAPF_PARAM_LIST) is a list of strings, an argument vector (external's `command`), held as
+ * its canonical JSON text in mapf_params.text; its min, max and default are ignored (the
+ * default is the empty list). */
 typedef enum {
   MAPF_PARAM_INT,
   MAPF_PARAM_REAL,
   MAPF_PARAM_BOOL,
-  MAPF_PARAM_ENUM
+  MAPF_PARAM_ENUM,
+  MAPF_PARAM_LIST
 } mapf_param_type;
+
+/* The longest canonical JSON text of a list value, in bytes: a job's parameters stay within
+ * the farm's 512-byte text (a longer command belongs in a wrapper script). */
+#define MAPF_LIST_MAX_JSON 400
 
 typedef struct mapf_param_def {
   const char *name;
@@ -40,13 +48,19 @@ typedef struct mapf_param_def {
   const char *const *choices;
   /* Where the value lives in the algorithm's typed parameter struct (offsetof), whose field
    * has the C type its parameter type sets: int32_t for MAPF_PARAM_INT and MAPF_PARAM_ENUM
-   * (the choice's index), double for MAPF_PARAM_REAL, bool for MAPF_PARAM_BOOL. Scenario
+   * (the choice's index), double for MAPF_PARAM_REAL, bool for MAPF_PARAM_BOOL, const char *
+   * for MAPF_PARAM_LIST (the list's canonical JSON, "[]" when empty). Scenario
    * generators describe theirs the same way (scengen.c). */
   size_t offset;
 } mapf_param_def;
 
 typedef struct mapf_params {
   double v[MAPF_MAX_PARAMS]; /* in the order of mapf_algo_def.params */
+  /* MAPF_PARAM_LIST: the value's canonical JSON (mapf_list_parse), NULL for the empty list;
+   * v[i] then holds a 53-bit hash of that text (mapf_params_set_list), so that values compare
+   * and hash as numbers do. Not owned: whoever sets it keeps the text alive as long as any copy
+   * of these parameters (a plan keeps its lists, `solve` its --param values). */
+  const char *text[MAPF_MAX_PARAMS];
 } mapf_params;
 
 struct mapf__planner_vt; /* sim_int.h */
@@ -85,6 +99,11 @@ typedef struct mapf_algo_def {
    * the joint rule (sim.h, MAPF_EXEC_JOINT) whatever a plan asks, and is the only kind that
    * may. false: it plans each agent on its own, under `chains` or `single-pass`. */
   bool joint;
+  /* The name of the list parameter that is the argument vector of a program the planner runs
+   * (external's "command"), or NULL. The farm finds the program as execvp would and puts a
+   * hash of its content in the job key (docs/external.md); a run that takes every algorithm
+   * with its defaults leaves such an algorithm out, since its default command is empty. */
+  const char *program;
 } mapf_algo_def;
 
 /* Defines mapf_algo_<id>, the description of one algorithm, and registers it: the build lists
@@ -175,8 +194,34 @@ int mapf_format_real(double v, int min_digits, char *buf, size_t n);
  * shortest form that reads back to the same double. Returns the length needed (as snprintf). */
 int mapf_params_json(const mapf_algo_def *def, const mapf_params *p, char *buf, size_t n);
 
+/* ---- list values (MAPF_PARAM_LIST) ---- */
+
+/* Parses text, a JSON array of strings (["./solver", "-m", "{map}"]; the escapes of JSON
+ * strings, \uXXXX included), into its canonical JSON (malloc'd into *out: no blanks, and only
+ * \" \\ \n \t \r and \u00XX for the other control characters escaped), at most
+ * MAPF_LIST_MAX_JSON bytes. name prefixes messages ("command: expected ..."). Returns MAPF_OK,
+ * MAPF_EINVAL with the reason in d, or MAPF_ENOMEM. */
+int mapf_list_parse(const char *name, const char *text, char **out, mapf_diag *d);
+
+/* The canonical JSON of the n strings items, malloc'd, or NULL when out of memory. */
+char *mapf_list_json(const char *const *items, int32_t n);
+
+/* Splits a canonical list (NULL: the empty list) into *argv, a NULL-terminated array of its
+ * strings in one malloc'd block (free(*argv) frees all), and *argc. Returns MAPF_OK,
+ * MAPF_EINVAL when json is not a list of strings, or MAPF_ENOMEM. */
+int mapf_list_split(const char *json, char ***argv, int32_t *argc);
+
+/* Sets list parameter i of p to json (canonical, or NULL for the empty list; not copied) and
+ * v[i] to its hash. */
+void mapf_params_set_list(const mapf_algo_def *def, mapf_params *p, int32_t i, const char *json);
+
 /* Writes the value of parameter i the way mapf_params_json does (an enumeration's name in
- * quotes; an index that names no choice, only ever seen in error messages, as a number). */
+ * quotes; an index that names no choice, only ever seen in error messages, as a number). A
+ * list's value is not a number: it writes "[]", the default (mapf_params_format writes lists). */
 int mapf_param_format(const mapf_algo_def *def, int32_t i, double value, char *buf, size_t n);
+
+/* Writes parameter i of p as mapf_params_json does, lists included. */
+int mapf_params_format(const mapf_algo_def *def, const mapf_params *p, int32_t i, char *buf,
+                       size_t n);
 
 #endif

@@ -367,8 +367,9 @@ static int execute_joint(exec_ctx *x) {
 
 /* Why the joint step that execute_joint refused is illegal: the first illegal move by agent
  * index (a wait is never illegal: of an agent that stays and one that moves onto its cell, the
- * move is), written into msg. Only on the error path, so it may allocate. */
-static void describe_illegal(const mapf__sim *sim, char *msg, size_t len) {
+ * move is), written into msg. Only on the error path, so it may allocate. Also the check of a
+ * plan made elsewhere (sim_int.h: external's). */
+int mapf__joint_describe(const mapf__sim *sim, char *msg, size_t len) {
   const mapf_grid *g = sim->grid;
   int32_t n = sim->n;
   long long step = (long long)sim->time + 1;
@@ -378,11 +379,12 @@ static void describe_illegal(const mapf__sim *sim, char *msg, size_t len) {
   int32_t *first = malloc((size_t)g->ncells * sizeof *first);
   int32_t *second = malloc((size_t)g->ncells * sizeof *second);
   snprintf(msg, len, "illegal joint step %lld", step);
+  int found = 0;
   if (!end || !first || !second) {
     free(end);
     free(first);
     free(second);
-    return;
+    return 0;
   }
   for (int32_t c = 0; c < g->ncells; c++) first[c] = second[c] = -1;
   for (int32_t a = 0; a < n; a++) {
@@ -403,6 +405,7 @@ static void describe_illegal(const mapf__sim *sim, char *msg, size_t len) {
                "illegal joint step %lld: agent %d from (%d,%d) to cell %lld: not a cell of the "
                "%dx%d map",
                step, (int)a, fx, fy, (long long)t, (int)g->width, (int)g->height);
+      found = 1;
       break;
     }
     char why[160];
@@ -425,11 +428,13 @@ static void describe_illegal(const mapf__sim *sim, char *msg, size_t len) {
       continue;
     snprintf(msg, len, "illegal joint step %lld: agent %d from (%d,%d) to (%d,%d): %s", step,
              (int)a, fx, fy, (int)mapf_grid_x(g, t), (int)mapf_grid_y(g, t), why);
+    found = 1;
     break;
   }
   free(end);
   free(first);
   free(second);
+  return found;
 }
 
 #ifdef MAPF_CHECK_INVARIANTS
@@ -896,6 +901,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   sim.search = &ws->search;
   sim.dist = &ws->dist;
   sim.execution = execution;
+  sim.solver_seconds = NAN;
   mapf_rng_seed(&sim.rng, cfg->seed);
   if (cfg->limits.seconds > 0) sim.deadline = t0 + cfg->limits.seconds;
   sim.max_expansions = cfg->limits.expansions;
@@ -942,6 +948,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   double s0 = now_seconds();
   rc = vt->init(&sim, &state, d);
   res->setup_seconds = now_seconds() - s0;
+  res->solver_seconds = sim.solver_seconds;
   if (execution == MAPF_EXEC_JOINT) sim.push = 0;
   if (rc != MAPF_OK) {
     for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
@@ -967,7 +974,9 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
       limit = MAPF_LIMIT_STEPS;
       break;
     }
-    if (cfg->limits.seconds > 0 && now_seconds() - t0 >= cfg->limits.seconds) {
+    /* sim.deadline, not cfg->limits: a planner that spent the limit in its set-up on a plan
+     * made elsewhere (external's solver) lifts it for the plan's execution. */
+    if (sim.deadline > 0 && now_seconds() >= sim.deadline) {
       limit = MAPF_LIMIT_SECONDS;
       break;
     }
@@ -1001,7 +1010,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     if (execution == MAPF_EXEC_JOINT) {
       memcpy(ws->prev, sim.pos, (size_t)n * sizeof *ws->prev);
       if (execute_joint(&x) < 0) {
-        describe_illegal(&sim, illegal, sizeof illegal);
+        mapf__joint_describe(&sim, illegal, sizeof illegal);
         rc = mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "%s", illegal);
         break;
       }

@@ -43,7 +43,17 @@ typedef struct mapf__sim {
    * MAPF_LIMIT_EXPANSIONS or MAPF_LIMIT_WORK (0 while none has). */
   int expired;
   int64_t deadlocks_broken; /* incremented by planners that break deadlocks (FAR) */
+  /* The time a solver reported for itself (mapf_result.solver_seconds); NaN until a planner
+   * that runs one sets it (external). */
+  double solver_seconds;
 } mapf__sim;
+
+/* The joint rule's step checker (sim.h, MAPF_EXEC_JOINT) in words: the first illegal move, by
+ * agent index, of the joint step from sim->pos to sim->want (with sim->occ the agent on each
+ * cell, -1 elsewhere, and sim->time the step before it), written into msg as "illegal joint
+ * step T: agent A from (x,y) to (x,y): why". Returns 1 when it found one, 0 when the step is
+ * legal (msg then says only "illegal joint step T"). Allocates; for error paths. */
+int mapf__joint_describe(const mapf__sim *sim, char *msg, size_t len);
 
 /* Monotonic clock in seconds. */
 double mapf__now(void);

@@ -19,7 +19,7 @@ typedef struct param_cells {
 
 static void cells_of(const mapf_algo_def *def, int32_t i, param_cells *c) {
   const mapf_param_def *pd = &def->params[i];
-  static const char *const types[] = {"integer", "real", "boolean", "choice"};
+  static const char *const types[] = {"integer", "real", "boolean", "choice", "list"};
   c->name = pd->name;
   c->doc = pd->doc ? pd->doc : "";
   c->type = (unsigned)pd->type < sizeof types / sizeof types[0] ? types[pd->type] : "?";
@@ -29,6 +29,9 @@ static void cells_of(const mapf_algo_def *def, int32_t i, param_cells *c) {
     break;
   case MAPF_PARAM_ENUM:
     mapf_param_choice_list(pd, c->range, sizeof c->range);
+    break;
+  case MAPF_PARAM_LIST:
+    snprintf(c->range, sizeof c->range, "strings");
     break;
   default: {
     char lo[64], hi[64];

@@ -16,6 +16,9 @@
  *   seed=<plan seed>
  *   algorithm=<canonical name>
  *   params=<mapf_params_json: every parameter, sorted by name>
+ *   program=<32 hex digits>: only for an algorithm that runs a program (external), the content
+ *          hash of its command's files (farm_algo_spec.program_hash), so a rebuilt solver gets
+ *          new keys
  *   limits=steps:<n>,seconds:<shortest %g from one digit: 30 -> 3e+01>,expansions:<n>
  *          then ,work:<shortest %g> only when the job has a work budget
  *          (the job's limits: the plan's, with its entry's own `limits` over them)
@@ -75,11 +78,13 @@ static int key_tail(const farm_plan *plan, const farm_algo_spec *as, const char 
     memcpy(work, ",work:", 7);
     mapf_format_real(l.work, MAPF_REAL_DIGITS, work + 6, sizeof work - 6);
   }
+  char program[48] = "";
+  if (as->program_hash[0]) snprintf(program, sizeof program, "program=%s\n", as->program_hash);
   int len = snprintf(buf, n,
-                     "algorithm=%s\nparams=%s\nlimits=steps:%lld,seconds:%s,expansions:%lld%s\n"
+                     "algorithm=%s\nparams=%s\n%slimits=steps:%lld,seconds:%s,expansions:%lld%s\n"
                      "execution=%s\n%s",
-                     as->def->name, json, (long long)l.steps, secs, (long long)l.expansions, work,
-                     mapf_execution_name(farm_algo_execution(plan, as)),
+                     as->def->name, json, program, (long long)l.steps, secs,
+                     (long long)l.expansions, work, mapf_execution_name(farm_algo_execution(plan, as)),
                      plan->connectivity == 4 ? "connectivity=4\n" : "");
   return len < (int)n ? len : (int)n - 1;
 }
@@ -452,7 +457,7 @@ void farm_algo_combo(const farm_algo_spec *as, int64_t combo, mapf_params *p) {
 int farm_algo_label(const farm_algo_spec *as, const mapf_params *p, char *buf, size_t n) {
   if (!as->label_template) return snprintf(buf, n, "%s", as->label ? as->label : "");
   size_t len = 0;
-  char val[64];
+  char val[MAPF_LIST_MAX_JSON + 8]; /* a list, the longest value */
   for (int32_t i = 0; i < as->nlabel_parts; i++) {
     const farm_label_part *part = &as->label_parts[i];
     const char *s = as->label_text + part->off;
@@ -461,7 +466,7 @@ int farm_algo_label(const farm_algo_spec *as, const mapf_params *p, char *buf, s
       /* An enumeration's choice without the JSON quotes: a label reads "RTHS lop=median". */
       const char *choice = mapf_param_choice(as->def, part->param, p->v[part->param]);
       int w = choice ? snprintf(val, sizeof val, "%s", choice)
-                     : mapf_param_format(as->def, part->param, p->v[part->param], val, sizeof val);
+                     : mapf_params_format(as->def, p, part->param, val, sizeof val);
       s = val;
       k = w < 0 ? 0 : (size_t)w < sizeof val ? (size_t)w : sizeof val - 1;
     }

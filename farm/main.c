@@ -24,6 +24,7 @@
 #include "mapfarm_version.h"
 #include "dataset.h"
 #include "expand.h"
+#include "external.h"
 #include "html.h"
 #include "inst_features.h"
 #include "image.h"
@@ -953,10 +954,12 @@ static const char *find_file(const char *path, const map_dirs *md, char *buf, si
 }
 
 /* Fills pv with def's defaults and then the NAME=VALUE options opts[0..n) (given as `option`,
- * e.g. "--param"). Returns 0, or EXIT_BAD_INPUT after printing why. */
+ * e.g. "--param"). A list's value is JSON (command='["./solver","{map}"]'); its canonical text
+ * goes into lists[i] (MAPF_MAX_PARAMS of them, NULL first; the caller frees them after the
+ * run), which pv points to. Returns 0, or EXIT_BAD_INPUT after printing why. */
 static int parse_param_opts(const farm_cli_cmd *cmd, const mapf_algo_def *def,
                             const char *const *opts, int n, const char *option,
-                            mapf_params *pv) {
+                            mapf_params *pv, char **lists) {
   mapf_params_default(def, pv);
   for (int k = 0; k < n; k++) {
     char name[64];
@@ -975,6 +978,14 @@ static int parse_param_opts(const farm_cli_cmd *cmd, const mapf_algo_def *def,
                          s ? "; did you mean \"" : "", s ? s : "", s ? "\"?" : "");
     }
     mapf_diag d = {0};
+    if (def->params[idx].type == MAPF_PARAM_LIST) {
+      free(lists[idx]);
+      lists[idx] = NULL;
+      if (mapf_list_parse(name, eq + 1, &lists[idx], &d) != MAPF_OK)
+        return input_error(cmd, "%s: %s", option, d.msg);
+      mapf_params_set_list(def, pv, idx, lists[idx]);
+      continue;
+    }
     if (mapf_param_parse(def, idx, eq + 1, &pv->v[idx], &d) != MAPF_OK)
       return input_error(cmd, "%s: %s", option, d.msg);
   }
@@ -1067,7 +1078,10 @@ static int make_instance(const farm_cli_cmd *cmd, instance_args *ia, map_dirs *m
   if (ia->problem >= 0 && !ia->scen_path) return usage_error(cmd, "--problem needs --scen FILE");
   mapf_params gpv;
   if (gdef) {
-    int e = parse_param_opts(cmd, gdef->view, ia->gparams, ia->ngparams, "--generator-param", &gpv);
+    char *glists[MAPF_MAX_PARAMS] = {0}; /* generators have no lists */
+    int e = parse_param_opts(cmd, gdef->view, ia->gparams, ia->ngparams, "--generator-param", &gpv,
+                             glists);
+    for (int32_t i = 0; i < MAPF_MAX_PARAMS; i++) free(glists[i]);
     if (e) return e;
   }
   char pathbuf[4096];
@@ -1175,7 +1189,8 @@ static const char *auto_algo(const char *model, const mapf_grid *g, const mapf_i
   return algo;
 }
 
-static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
+/* solve, with lists[] keeping the texts of list parameters (freed by cmd_solve). */
+static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lists) {
   const char *model_path = NULL;
   const char *algo_name = NULL, *trace_path = NULL, *html_path = NULL, *export_path = NULL, *v;
   instance_args ia = {.seed = CLI_SEED, .problem = -1};
@@ -1281,10 +1296,25 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
                          "them)", algo_name, s ? "; did you mean \"" : "", s ? s : "",
                          s ? "\"?" : "");
     }
-    int e = parse_param_opts(cmd, def, params, nparams, "--param", &pv);
+    int e = parse_param_opts(cmd, def, params, nparams, "--param", &pv, lists);
     if (e) {
       free(md.env);
       return e;
+    }
+    if (def->program && limits.steps > 0) {
+      /* As a plan checks it (farm/plan_algos.c): a limit to kill the program at, and a program
+       * that is there to run. */
+      mapf_diag d = {0};
+      char hash[33];
+      if (!(limits.seconds > 0)) {
+        free(md.env);
+        return usage_error(cmd, "--seconds S is required: algorithm %s runs a program, which is "
+                           "killed at the wall-clock limit", def->name);
+      }
+      if (mapf_external_hash(pv.text[mapf_param_index(def, def->program)], hash, &d) != MAPF_OK) {
+        free(md.env);
+        return input_error(cmd, "--param %s: %s", def->program, d.msg);
+      }
     }
     if (execution == MAPF_EXEC_JOINT && !def->joint) {
       free(md.env);
@@ -1444,6 +1474,13 @@ static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
   mapf_grid_free(g);
   free(md.env);
   return status;
+}
+
+static int cmd_solve(const farm_cli_cmd *cmd, int argc, char **argv) {
+  char *lists[MAPF_MAX_PARAMS] = {0};
+  int rc = solve_with(cmd, argc, argv, lists);
+  for (int32_t i = 0; i < MAPF_MAX_PARAMS; i++) free(lists[i]);
+  return rc;
 }
 
 /* `render`: an instance as the selector's input image (farm/image.h). */
@@ -2594,6 +2631,8 @@ static int cmd_bench(const farm_cli_cmd *cmd, int argc, char **argv) {
     for (int32_t k = 0; k < mapf_algo_count() && status == 0; k++) {
       const mapf_algo_def *def = mapf_algo_at(k);
       if (only && def != only) continue;
+      /* A program's command has no default to bench (external): solve or a plan runs it. */
+      if (!only && def->program) continue;
       for (int c = 0; c < ncounts && status == 0; c++) {
         farm_bench_sim_opts o = {def, (int32_t)counts[c], steps, (uint64_t)seed};
         farm_bench_sim r;

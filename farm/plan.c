@@ -314,6 +314,8 @@ void farm_plan_free(farm_plan *p) {
     free(as->keep);
   }
   free(p->algos);
+  for (int32_t i = 0; i < p->nlists; i++) free(p->lists[i]);
+  free(p->lists);
   free(p);
 }
 
@@ -407,6 +409,7 @@ int farm_plan_parse(const char *text, size_t len, const char *path, const farm_p
   plan->text_len = len;
   mapf_hash128_hex(mapf_hash128_of(text, len), plan->hash);
   plan_defaults(plan);
+  c.plan = plan;
 
   yaml_parser_set_input_string(&c.parser, (const unsigned char *)text, len);
   pnode *root = NULL;

@@ -100,6 +100,10 @@ typedef struct farm_algo_spec {
    * this entry's jobs (farm_algo_limits). */
   mapf_limits limits;
   unsigned limits_set;
+  /* For an algorithm that runs a program (mapf_algo_def.program: external): the content hash
+   * of its command's files (core/external.h), 32 hex digits, part of its jobs' keys; "" for
+   * the others. */
+  char program_hash[33];
   int line, col;
 } farm_algo_spec;
 
@@ -136,6 +140,10 @@ typedef struct farm_plan {
    * (the writer's largest part for jobs of a few agents; docs/plans.md). Not part of job
    * keys. */
   int store_agents;
+  /* The canonical JSON of every list value the plan gives (core/algo.h, MAPF_PARAM_LIST),
+   * which the parameters of its entries point to. */
+  char **lists;
+  int32_t nlists;
 } farm_plan;
 
 /* Where map paths are looked up, after the plan's own directory. */

@@ -14,6 +14,7 @@
 
 #include "algo.h"
 #include "expand.h"
+#include "external.h"
 #include "hash.h"
 #include "plan_int.h"
 #include "rng.h"
@@ -38,6 +39,15 @@ static int parse_value(pctx *c, const mapf_algo_def *def, int32_t i, const pnode
   char fbuf[80];
   const mapf_param_def *pd = &def->params[i];
   if (farm__plan_bad(c, v)) return -1;
+  if (pd->type == MAPF_PARAM_LIST) {
+    /* A list is one value per entry: its text is kept beside the numbers, which sweeps, zip
+     * groups, samples and exclusions hold alone. */
+    farm__plan_perr(c, v->line, v->col,
+                    "%s: a list takes one value per entry, in params or defaults; it cannot be "
+                    "swept, zipped, sampled or excluded (write one entry per %s)",
+                    pd->name, pd->name);
+    return -1;
+  }
   if (v->kind != PN_SCALAR || farm__plan_is_null(v)) {
     farm__plan_perr(c, v->line, v->col, "%s: expected a value, found %s", pd->name, FOUND(v));
     return -1;
@@ -91,6 +101,10 @@ static int32_t parse_values(pctx *c, const mapf_algo_def *def, int32_t i, const 
     else
       farm__plan_perr(c, v->line, v->col, "%s: expected a non-empty list of values, found %s",
                       pd->name, FOUND(v));
+    return -1;
+  }
+  if (pd->type == MAPF_PARAM_LIST) {
+    parse_value(c, def, i, v, NULL); /* reports that a list is one value per entry */
     return -1;
   }
   double *values = malloc((size_t)n * sizeof *values);
@@ -220,6 +234,10 @@ static void parse_params(pctx *c, entry *e, const kv *pf) {
     if (k->kind != PN_SCALAR) continue;
     int32_t i = mapf_param_index(def, k->str);
     if (i < 0 || f[i].key != k) continue; /* unknown or repeated: reported */
+    if (def->params[i].type == MAPF_PARAM_LIST) { /* one value: the entry's base */
+      farm__plan_parse_list(c, def, i, f[i].val, &as->base);
+      continue;
+    }
     if (claim(c, e, i, k, SRC_AXIS, as->naxes, 0) != 0) continue;
     farm_param_axis *ax = &as->axes[as->naxes++];
     ax->index = i;
@@ -1050,9 +1068,76 @@ void farm__plan_parse_defaults(pctx *c, const pnode *v, mapf_params *bases) {
     snprintf(in, sizeof in, "defaults of %s", def->name);
     kv fp[MAPF_MAX_PARAMS];
     farm__plan_walk_map(c, m, pnames, def->nparams, fp, in);
-    for (int32_t i = 0; i < def->nparams; i++)
-      if (fp[i].val) farm__plan_parse_single(c, def, i, fp[i].val, &bases[a].v[i]);
+    for (int32_t i = 0; i < def->nparams; i++) {
+      if (!fp[i].val) continue;
+      if (def->params[i].type == MAPF_PARAM_LIST)
+        farm__plan_parse_list(c, def, i, fp[i].val, &bases[a]);
+      else
+        farm__plan_parse_single(c, def, i, fp[i].val, &bases[a].v[i]);
+    }
   }
+}
+
+int farm__plan_parse_list(pctx *c, const mapf_algo_def *def, int32_t i, const pnode *v,
+                          mapf_params *p) {
+  char fbuf[80];
+  const char *name = def->params[i].name;
+  if (farm__plan_bad(c, v)) return -1;
+  if (v->kind != PN_SEQ) {
+    farm__plan_perr(c, v->line, v->col,
+                    "%s: expected a list of strings, e.g. [\"./solver\", \"{map}\"], found %s",
+                    name, FOUND(v));
+    return -1;
+  }
+  const char **items = malloc(((size_t)v->nkids + 1) * sizeof *items);
+  char **lists = realloc(c->plan ? c->plan->lists : NULL,
+                         ((size_t)(c->plan ? c->plan->nlists : 0) + 1) * sizeof *lists);
+  if (lists && c->plan) c->plan->lists = lists;
+  if (!items || !lists || !c->plan) {
+    free(items);
+    if (!c->plan) free(lists);
+    farm__plan_perr_fatal_oom(c);
+    return -1;
+  }
+  for (int32_t k = 0; k < v->nkids; k++) {
+    const pnode *it = v->kids[k];
+    if (farm__plan_bad(c, it)) {
+      free(items);
+      return -1;
+    }
+    if (it->kind == PN_SCALAR && !farm__plan_is_null(it)) {
+      items[k] = it->str;
+      continue;
+    }
+    /* An unquoted {map} is a YAML mapping: say so. */
+    if (it->kind == PN_MAP && it->nkids == 2 && it->kids[0]->kind == PN_SCALAR &&
+        farm__plan_is_null(it->kids[1]))
+      farm__plan_perr(c, it->line, it->col,
+                      "%s: item %d is the YAML mapping {%s}; quote a placeholder: \"{%s}\"", name,
+                      (int)k + 1, it->kids[0]->str, it->kids[0]->str);
+    else
+      farm__plan_perr(c, it->line, it->col, "%s: item %d: expected a string, found %s", name,
+                      (int)k + 1, FOUND(it));
+    free(items);
+    return -1;
+  }
+  char *json = mapf_list_json(items, v->nkids);
+  free(items);
+  if (!json) {
+    farm__plan_perr_fatal_oom(c);
+    return -1;
+  }
+  if (strlen(json) > MAPF_LIST_MAX_JSON) {
+    farm__plan_perr(c, v->line, v->col,
+                    "%s: %zu characters of JSON; at most %d are allowed (a longer command goes "
+                    "in a wrapper script)",
+                    name, strlen(json), MAPF_LIST_MAX_JSON);
+    free(json);
+    return -1;
+  }
+  c->plan->lists[c->plan->nlists++] = json;
+  mapf_params_set_list(def, p, i, json);
+  return 0;
 }
 
 /* One combination's label and configuration, for check_label_repeats. */
@@ -1295,6 +1380,25 @@ void farm__plan_parse_algorithms(pctx *c, farm_plan *plan, const pnode *v,
                       "algorithm %s has no work model, so `limits: work` cannot budget it; use "
                       "steps, expansions or seconds for this entry",
                       as->def->name);
+  }
+  if (c->nfail != before || c->stop) return;
+  /* A program (external's command) runs under a wall-clock limit, and its file's content is
+   * part of the job keys: found and hashed here, once per entry, before any job runs. */
+  for (int32_t a = 0; a < plan->nalgos; a++) {
+    farm_algo_spec *as = &plan->algos[a];
+    if (!as->def->program) continue;
+    if (!(farm_algo_limits(plan, as).seconds > 0)) {
+      farm__plan_perr(c, as->line, as->col,
+                      "algorithm %s runs a program, which needs a wall-clock limit to be "
+                      "killed at: set limits: {seconds: S} for the plan or this entry",
+                      as->def->name);
+      continue;
+    }
+    int32_t i = mapf_param_index(as->def, as->def->program);
+    mapf_diag d;
+    memset(&d, 0, sizeof d);
+    if (mapf_external_hash(as->base.text[i], as->program_hash, &d) != MAPF_OK)
+      farm__plan_perr(c, as->line, as->col, "algorithm %s: %s", as->def->name, d.msg);
   }
   if (c->nfail != before || c->stop) return;
   long long total = 0;

@@ -56,6 +56,7 @@ typedef struct pctx {
   int oom;
   int64_t nnodes;
   yaml_parser_t parser;
+  farm_plan *plan; /* the plan being read: it keeps the texts of list values */
 } pctx;
 
 /* One known key of a mapping, as found. */
@@ -117,6 +118,10 @@ void farm__plan_parse_scenarios(pctx *c, farm_plan *plan, const pnode *v, const 
 int farm__plan_parse_single(pctx *c, const mapf_algo_def *def, int32_t i, const pnode *v,
                             double *out);
 void farm__plan_parse_defaults(pctx *c, const pnode *v, mapf_params *bases);
+/* A list value (core/algo.h, MAPF_PARAM_LIST) of parameter i: a YAML list of strings, kept by
+ * the plan and set in p. Returns 0, or -1 (reported). */
+int farm__plan_parse_list(pctx *c, const mapf_algo_def *def, int32_t i, const pnode *v,
+                          mapf_params *p);
 /* `limits` (the plan's or an entry's) into out; the FARM_LIMIT_* bits of the keys given are
  * set in *set. */
 void farm__plan_parse_limits(pctx *c, const pnode *v, mapf_limits *out, unsigned *set);

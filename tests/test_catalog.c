@@ -69,7 +69,7 @@ Test(catalog, docs_algorithms_page_is_the_registry) {
 Test(catalog, algorithms_show_each_parameter_type_range_and_default) {
   char *text = capture(farm_catalog_algorithms);
   char *md = capture(farm_catalog_algorithms_markdown);
-  static const char *const types[] = {"integer", "real", "boolean", "choice"};
+  static const char *const types[] = {"integer", "real", "boolean", "choice", "list"};
   for (int32_t k = 0; k < mapf_algo_count(); k++) {
     const mapf_algo_def *def = mapf_algo_at(k);
     char head[128];
@@ -91,6 +91,8 @@ Test(catalog, algorithms_show_each_parameter_type_range_and_default) {
         snprintf(want, sizeof want, "[%s, %s]", lo, hi);
       } else if (pd->type == MAPF_PARAM_ENUM) {
         mapf_param_choice_list(pd, want, sizeof want);
+      } else if (pd->type == MAPF_PARAM_LIST) {
+        snprintf(want, sizeof want, "strings"); /* of any text; the default [] */
       } else {
         snprintf(want, sizeof want, "true, false");
       }

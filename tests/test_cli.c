@@ -57,13 +57,21 @@ Test(cli, every_algorithms_trace_reads_in_full_with_the_visualizers_pattern) {
   snprintf(trace, sizeof trace, "%s/v.trace", tmpdir);
   for (int32_t k = 0; k < mapf_algo_count(); k++) {
     const char *algo = mapf_algo_at(k)->name;
+    /* A program's command has no default: external runs mapfarm's PIBT. */
+    char extra[1200] = "";
+    if (mapf_algo_at(k)->program)
+      snprintf(extra, sizeof extra,
+               "--seconds 30 --param 'command=[\"%s\",\"solve\",\"--map\",\"{map}\","
+               "\"--scen\",\"{scen}\",\"--algo\",\"pibt\",\"--steps\",\"{steps}\","
+               "\"--trace\",\"{out}\"]'",
+               MAPFARM_BINARY);
     for (int one = 0; one <= 1; one++) {
       int agents = one ? 1 : 6;
       char *out, *err;
       int rc = mapfarm(&out, &err,
                        "solve --map '%s' --generator random --agents %d --seed 2 --algo %s "
-                       "--steps 40 --trace '%s'",
-                       map, agents, algo, trace);
+                       "--steps 40 --trace '%s' %s",
+                       map, agents, algo, trace, extra);
       cr_assert_eq(rc, 0, "%s: %s", algo, err);
       char *text = test_slurp_text(trace);
       int steps = 0;
@@ -1240,9 +1248,11 @@ Test(cli, replay_reproduces_a_stored_job_of_every_algorithm_exactly) {
   char plan[512], db[512], *out, *err;
   snprintf(db, sizeof db, "%s/replay.db", tmpdir);
   /* budget.yaml has the sequential planners, pibt.yaml and lacam.yaml the joint ones, four.yaml
-   * 4-connected jobs: every algorithm of the registry, checked below. */
-  static const char *const plans[] = {"budget.yaml", "pibt.yaml", "four.yaml", "lacam.yaml"};
-  for (int i = 0; i < 4; i++) {
+   * 4-connected jobs, external.yaml a program's plan: every algorithm of the registry, checked
+   * below. */
+  static const char *const plans[] = {"budget.yaml", "pibt.yaml", "four.yaml", "lacam.yaml",
+                                      "external.yaml"};
+  for (int i = 0; i < 5; i++) {
     plan_path(plan, sizeof plan, plans[i]);
     cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
     free(err);

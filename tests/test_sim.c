@@ -301,6 +301,7 @@ Test(sim, every_algorithm_stops_within_one_search_of_the_budget, .timeout = 120)
   mapf_workspace *ws = mapf_workspace_new(); /* one workspace for every algorithm in turn */
   mapf_diag d = {0};
   for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    if (mapf_algo_at(k)->program) continue; /* runs a program: tests/test_external.c */
     const mapf_algo_def *def = mapf_algo_at(k);
     mapf_run_config cfg = test_run_config(g, inst, def->name);
     cfg.limits.steps = 100000;
@@ -402,6 +403,7 @@ Test(sim, a_patrolling_agent_completes_its_loops_on_a_corridor) {
   int xy[] = {0, 0, 5, 0};
   mapf_instance *inst = test_instance_of(g, 1, xy);
   for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    if (mapf_algo_at(k)->program) continue; /* runs a program: tests/test_external.c */
     const char *name = mapf_algo_at(k)->name;
     mapf_result res;
     inst->loops = 3;
@@ -446,6 +448,7 @@ Test(sim, every_algorithm_completes_patrols_with_targets_in_order, .timeout = 12
   mapf_instance *inst = test_instance_of(g, 4, xy);
   inst->loops = 3;
   for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    if (mapf_algo_at(k)->program) continue; /* runs a program: tests/test_external.c */
     const char *name = mapf_algo_at(k)->name;
     mapf_result res;
     run_patrol(name, g, inst, 2000, &res);
@@ -470,6 +473,7 @@ Test(sim, every_algorithm_completes_patrols_with_targets_in_order, .timeout = 12
   mapf_instance *pi = NULL;
   cr_assert_eq(gen->generate(rooms, 12, &gp, 3, &pi, &d), MAPF_OK, "%s", d.msg);
   for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    if (mapf_algo_at(k)->program) continue; /* runs a program: tests/test_external.c */
     mapf_result res;
     run_patrol(mapf_algo_at(k)->name, rooms, pi, 1500, &res);
     cr_assert_gt(res.loops_done, 0, "%s", mapf_algo_at(k)->name);
@@ -533,6 +537,7 @@ Test(sim, only_direction_maps_report_coherence) {
   int xy[] = {0, 0, 5, 0};
   mapf_instance *inst = test_instance_of(g, 1, xy);
   for (int32_t k = 0; k < mapf_algo_count(); k++) {
+    if (mapf_algo_at(k)->program) continue; /* runs a program: tests/test_external.c */
     const mapf_algo_def *def = mapf_algo_at(k);
     mapf_run_config cfg = test_run_config(g, inst, def->name);
     cfg.limits.steps = 100;
