@@ -39,7 +39,7 @@ typedef struct external_params {
 static const mapf_param_def external_param_table[] = {
     {"command", MAPF_PARAM_LIST, 0, 0, 0,
      "the solver's argument vector, program first; placeholders {map} {scen} {agents} {out} "
-     "{seconds} {ms} {seed} {seed_hex} {steps} {dir} (docs/external.md)",
+     "{seconds} {ms} {seed} {seed_hex} {steps} {dir} {connectivity} (docs/external.md)",
      NULL, offsetof(external_params, command)},
     {"grace", MAPF_PARAM_REAL, 0, 3600, 1,
      "seconds the solver may run past the wall-clock limit, to write its plan, before it is "
@@ -50,9 +50,10 @@ static const mapf_param_def external_param_table[] = {
 /* ---- placeholders --------------------------------------------------------------------- */
 
 enum { PH_MAP, PH_SCEN, PH_AGENTS, PH_OUT, PH_SECONDS, PH_MS, PH_SEED, PH_SEED_HEX, PH_STEPS,
-       PH_DIR, PH_N };
-static const char *const ph_names[PH_N] = {"map",  "scen",     "agents", "out",   "seconds",
-                                           "ms",   "seed",     "seed_hex", "steps", "dir"};
+       PH_DIR, PH_CONNECTIVITY, PH_N };
+static const char *const ph_names[PH_N] = {"map",   "scen",    "agents",  "out",
+                                           "seconds", "ms",    "seed",    "seed_hex",
+                                           "steps", "dir",     "connectivity"};
 
 /* Expands the placeholders of arg: {name} by values[name's index], {{ and }} by one brace.
  * values NULL: only checks the names. Writes at most n - 1 bytes into out (NULL: none) and
@@ -92,7 +93,7 @@ static long expand(const char *arg, const char *const *values, char *out, size_t
     if (ph < 0) {
       snprintf(why, wn,
                "unknown placeholder {%.*s} in \"%s\"; known: {map} {scen} {agents} {out} "
-               "{seconds} {ms} {seed} {seed_hex} {steps} {dir}",
+               "{seconds} {ms} {seed} {seed_hex} {steps} {dir} {connectivity}",
                (int)(k < 40 ? k : 40), p + 1, arg);
       return -1;
     }
@@ -439,7 +440,8 @@ static int external_init(mapf__sim *sim, void **state, mapf_diag *d) {
   char **cmd = NULL;
   int32_t argc = 0;
   rc = mapf_list_split(P.command, &cmd, &argc);
-  if (rc != MAPF_OK) return mapf_diag_set(d, rc, NULL, 0, 0, "external: command: %s", mapf_strerror(rc));
+  if (rc != MAPF_OK)
+    return mapf_diag_set(d, rc, NULL, 0, 0, "external: command: %s", mapf_strerror(rc));
   if (argc == 0) {
     free(cmd);
     return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "external: command: %s", EMPTY_PROGRAM);
@@ -476,8 +478,16 @@ static int external_init(mapf__sim *sim, void **state, mapf_diag *d) {
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)(cfg->seed & 0x7fffffffu));
   snprintf(seed_hex, sizeof seed_hex, "%016llx", (unsigned long long)cfg->seed);
   snprintf(steps, sizeof steps, "%lld", (long long)cfg->limits.steps);
-  const char *values[PH_N] = {map_path, scen_path, agents, out_path, seconds, ms, seed, seed_hex,
-                              steps,    dir};
+  /* The grid's move set, as a solver needs to know it: 4 when it has no diagonal move at all
+   * (connectivity 4, or a map where no diagonal can be taken, which is the same), else 8. */
+  const char *connectivity = "4";
+  for (int32_t c = 0; c < g->ncells; c++)
+    if (g->moves[c] >> MAPF_DIR_NE) {
+      connectivity = "8";
+      break;
+    }
+  const char *values[PH_N] = {map_path, scen_path, agents, out_path, seconds,     ms,
+                              seed,     seed_hex,  steps,  dir,      connectivity};
   for (int32_t i = 0; i < argc; i++) {
     char why[400];
     long k = expand(cmd[i], values, NULL, 0, why, sizeof why);
@@ -708,8 +718,9 @@ int mapf_external_hash(const char *command, char hex[33], mapf_diag *d) {
     if (hash_file(argv[i], h) < 0) {
       int e = errno;
       if (strerror_r(e, why, sizeof why) != 0) snprintf(why, sizeof why, "error %d", e);
-      rc = mapf_diag_set(d, MAPF_EIO, NULL, 0, 0, "command: item %d, \"%.200s\": cannot read it: %s",
-                         (int)i + 1, argv[i], why);
+      rc = mapf_diag_set(d, MAPF_EIO, NULL, 0, 0,
+                         "command: item %d, \"%.200s\": cannot read it: %s", (int)i + 1, argv[i],
+                         why);
     }
   }
   free(argv);

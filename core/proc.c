@@ -92,7 +92,8 @@ int mapf__proc_run(char *const argv[], double limit, mapf__proc_result *r, mapf_
       if (po[k] >= 0) close(po[k]);
       if (pe[k] >= 0) close(pe[k]);
     }
-    return mapf_diag_set(d, MAPF_EIO, NULL, 0, 0, "cannot make a pipe: %s", reason(e, why, sizeof why));
+    return mapf_diag_set(d, MAPF_EIO, NULL, 0, 0, "cannot make a pipe: %s",
+                         reason(e, why, sizeof why));
   }
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t at;
@@ -106,7 +107,8 @@ int mapf__proc_run(char *const argv[], double limit, mapf__proc_result *r, mapf_
   sigset_t none, dflt;
   sigemptyset(&none);
   sigemptyset(&dflt);
-  const int sigs[] = {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2};
+  const int sigs[] = {SIGPIPE, SIGINT,  SIGQUIT, SIGTERM, SIGHUP,
+                      SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2};
   for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) sigaddset(&dflt, sigs[k]);
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
                                     POSIX_SPAWN_SETSIGDEF);

@@ -84,7 +84,8 @@ static int key_tail(const farm_plan *plan, const farm_algo_spec *as, const char 
                      "algorithm=%s\nparams=%s\n%slimits=steps:%lld,seconds:%s,expansions:%lld%s\n"
                      "execution=%s\n%s",
                      as->def->name, json, program, (long long)l.steps, secs,
-                     (long long)l.expansions, work, mapf_execution_name(farm_algo_execution(plan, as)),
+                     (long long)l.expansions, work,
+                     mapf_execution_name(farm_algo_execution(plan, as)),
                      plan->connectivity == 4 ? "connectivity=4\n" : "");
   return len < (int)n ? len : (int)n - 1;
 }

@@ -204,11 +204,14 @@ Test(external, a_malformed_plan_is_an_error_naming_its_line) {
   } cases[] = {
       {"solution=\n0:(0,0),(1,1),\n2:(1,0),(1,1),\n", "line 3: step 2 where step 1 comes next"},
       {"solution=\n0:(0,0),(1,1),\n1:(1,0),\n", "line 3 (step 1): 1 positions for 2 agents"},
-      {"solution=\n0:(0,0),(1,1),(2,1),\n", "line 2 (step 0): more than 2 positions, one per agent"},
+      {"solution=\n0:(0,0),(1,1),(2,1),\n",
+       "line 2 (step 0): more than 2 positions, one per agent"},
       {"solution=\n0:(0,0),(1,9),\n", "line 2 (step 0): agent 1 at (1,9), outside the 8x2 map"},
-      {"solution=\n0:(0,0),(1,1),\n1:(1,0),(1;1),\n", "line 3 (step 1): expected (x,y) at \"(1;1),\""},
+      {"solution=\n0:(0,0),(1,1),\n1:(1,0),(1;1),\n",
+       "line 3 (step 1): expected (x,y) at \"(1;1),\""},
       {"solution=\n0:(0,1),(1,1),\n", "step 0: agent 0 at (0,1), not on its start (0,0)"},
-      {"solution=\nzero:(0,0),(1,1),\n", "line 2: expected \"0:(x,y),...\", found \"zero:(0,0),(1,1),\""},
+      {"solution=\nzero:(0,0),(1,1),\n",
+       "line 2: expected \"0:(x,y),...\", found \"zero:(0,0),(1,1),\""},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     char out[600];
@@ -430,7 +433,7 @@ Test(external, bad_commands_are_plan_errors_at_their_place) {
   plan_expect("  - name: external\n    params: {command: [sh, \"{mapp}\"]}\n", limits,
               "mem/plan.yaml:9:5: error: command: item 2: unknown placeholder {mapp} in "
               "\"{mapp}\"; known: {map} {scen} {agents} {out} {seconds} {ms} {seed} {seed_hex} "
-              "{steps} {dir}\n");
+              "{steps} {dir} {connectivity}\n");
   plan_expect("  - name: external\n    params: {command: [sh, {map}]}\n", limits,
               "mem/plan.yaml:9:28: error: command: item 2 is the YAML mapping {map}; quote a "
               "placeholder: \"{map}\"\n");
@@ -567,4 +570,29 @@ Test(external, a_plan_gives_the_same_results_on_any_threads_and_matches_pibt, .t
                                   "AND status = 'ok' AND execution = 'joint' AND message = '' "
                                   "AND solved = 1"),
                8);
+}
+
+/* {connectivity} tells a solver the grid's moves: 8 on an open room, 4 on a corridor, where no
+ * diagonal move exists (as under connectivity: 4). Here the solver says it and fails. */
+Test(external, the_connectivity_placeholder_follows_the_grids_moves) {
+  static const char *const corridor[] = {"........"};
+  for (int k = 0; k < 2; k++) {
+    mapf_grid *g = k ? test_grid_from_rows(corridor, 1) : test_grid_from_rows(room, 2);
+    int xy[] = {0, 0, 6, 0};
+    mapf_instance *inst = test_instance_of(g, 1, xy);
+    const char *items[] = {"sh", "-c", "echo \"moves $0 $1\" >&2; exit 3", "{connectivity}",
+                           "{{x}}"};
+    char *json = command_of(items, 5);
+    mapf_run_config cfg = external_config(g, inst, json, 10, 1);
+    mapf_result res;
+    run_failing(&cfg, &res);
+    char want[200];
+    snprintf(want, sizeof want, "external: the solver exited with status 3; stderr: moves %d {x}",
+             k ? 4 : 8);
+    cr_assert_str_eq(res.message, want);
+    mapf_result_clear(&res);
+    free(json);
+    mapf_instance_free(inst);
+    mapf_grid_free(g);
+  }
 }
