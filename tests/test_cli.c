@@ -188,13 +188,22 @@ Test(cli, every_algorithm_moves_on_cardinal_moves_only_under_connectivity_4) {
   int diagonal_runs = 0;
   for (int32_t i = 0; i < mapf_algo_count(); i++) {
     const char *name = mapf_algo_at(i)->name;
+    /* A program's command has no default: external runs mapfarm's PIBT, told the grid's moves
+     * by {connectivity}. */
+    char extra[1200] = "";
+    if (mapf_algo_at(i)->program)
+      snprintf(extra, sizeof extra,
+               "--seconds 60 --param 'command=[\"%s\",\"solve\",\"--map\",\"{map}\","
+               "\"--scen\",\"{scen}\",\"--algo\",\"pibt\",\"--connectivity\","
+               "\"{connectivity}\",\"--steps\",\"{steps}\",\"--trace\",\"{out}\"]'",
+               MAPFARM_BINARY);
     for (int four = 1; four >= 0; four--) {
       char *out, *err, trace[512];
       snprintf(trace, sizeof trace, "%s/c%d-%s.txt", tmpdir, four ? 4 : 8, name);
       int rc = mapfarm(&out, &err,
                        "solve --map '%s' --scen '%s' --agents 40 --steps 300 --algo %s "
-                       "--connectivity %d --trace '%s'",
-                       map, scen, name, four ? 4 : 8, trace);
+                       "--connectivity %d --trace '%s' %s",
+                       map, scen, name, four ? 4 : 8, trace, extra);
       cr_assert_eq(rc, 0, "%s, connectivity %d: exit %d: %s", name, four ? 4 : 8, rc, err);
       double rate = test_check_solve_trace(trace, out, four ? g4 : g8, 40, "%s, %d", name,
                                            four ? 4 : 8);
