@@ -432,11 +432,15 @@ static int external_init(mapf__sim *sim, void **state, mapf_diag *d) {
     return mapf_diag_set(d, MAPF_EUNSUPPORTED, NULL, 0, 0,
                          "external: the solver needs a wall-clock limit (limits: seconds; solve "
                          "--seconds), at which it is killed");
-  if (inst->loops > 0)
+  /* A plan is made once, before the run, for one goal per agent: targets that change during
+   * the run (patrol turns, re-tasking, lifelong tasks) would need the solver again. */
+  if (inst->loops > 0 || inst->nretask > 0 || inst->lifelong)
     return mapf_diag_set(d, MAPF_EUNSUPPORTED, NULL, 0, 0,
-                         "external: a patrol instance (loops %d) is not a MAPF problem a "
-                         "solver's plan can answer (one goal per agent)",
-                         (int)inst->loops);
+                         "external: %s is not a MAPF problem a solver's plan can answer (one goal "
+                         "per agent, fixed before the run)",
+                         inst->loops > 0      ? "a patrol instance"
+                         : inst->nretask > 0 ? "an instance with re-tasking events"
+                                             : "a lifelong instance");
   char **cmd = NULL;
   int32_t argc = 0;
   rc = mapf_list_split(P.command, &cmd, &argc);

@@ -340,9 +340,16 @@ Test(external, a_run_without_a_limit_or_program_is_refused) {
   cfg.limits.seconds = 5;
   inst->loops = 1;
   cr_assert_eq(run_failing(&cfg, &res), MAPF_EUNSUPPORTED);
-  cr_assert(strstr(res.message, "patrol instance (loops 1)") != NULL, "%s", res.message);
+  cr_assert_str_eq(res.message, "external: a patrol instance is not a MAPF problem a solver's "
+                                "plan can answer (one goal per agent, fixed before the run)");
   mapf_result_clear(&res);
   inst->loops = 0;
+  inst->lifelong = 1;
+  cr_assert_eq(run_failing(&cfg, &res), MAPF_EUNSUPPORTED);
+  cr_assert(strstr(res.message, "external: a lifelong instance is not") == res.message, "%s",
+            res.message);
+  mapf_result_clear(&res);
+  inst->lifelong = 0;
   free(json);
   const char *missing[] = {"/nonexistent/solver", "{out}"};
   json = command_of(missing, 2);
