@@ -1343,7 +1343,7 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
     e = algo_name ? 0 : EXIT_BAD_INPUT;
     if (!e) {
       def = mapf_algo_find(algo_name);
-      e = parse_param_opts(cmd, def, all, na + nparams, "--param", &pv);
+      e = parse_param_opts(cmd, def, all, na + nparams, "--param", &pv, lists);
     }
     if (!e && execution == MAPF_EXEC_JOINT && !def->joint)
       e = usage_error(cmd, "--execution joint: the selector chose %s, which plans each agent on "
