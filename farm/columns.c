@@ -196,6 +196,9 @@ const farm_column farm_columns[] = {
      .decimals = 3},
     {.name = "solver_seconds", .type = "REAL", .flags = TIMING | FARM_COL_NULL_UNKNOWN,
      RES(F64, solver_seconds), .show = FARM_SHOW_SET},
+    /* Schema version 9: the plan's move set (part of the job key when 4); 8 in older rows,
+     * which all ran on 8-connected grids. */
+    {.name = "connectivity", .type = "INTEGER", .flags = NN | CMP, REC(I32, connectivity)},
 };
 
 #define NCOLUMNS ((int32_t)(sizeof farm_columns / sizeof farm_columns[0]))

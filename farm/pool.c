@@ -178,6 +178,7 @@ void farm_job_record(const farm_space *sp, const farm_job *j, const char *label,
   r->seed = j->seed;
   r->limits = farm_algo_limits(plan, as);
   r->execution = farm_algo_execution(plan, as);
+  r->connectivity = plan->connectivity;
   r->plan_index = j->index;
   r->grid = g;
   r->res = res;

@@ -702,6 +702,8 @@ static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST]
     "ALTER TABLE results ADD COLUMN soc_lb INTEGER;"
     "ALTER TABLE results ADD COLUMN makespan_lb INTEGER;"
     "ALTER TABLE results ADD COLUMN solver_seconds REAL;",
+    /* Version 9: the move set; every job before it ran on 8-connected grids. */
+    "ALTER TABLE results ADD COLUMN connectivity INTEGER NOT NULL DEFAULT 8;",
 };
 
 /* Schema version 4's limits and execution of rows that lack them (written by an older

@@ -21,7 +21,7 @@
 
 /* PRAGMA application_id of a mapfarm database ("mapf"), and the schema version. */
 #define FARM_APPLICATION_ID 0x6d617066
-#define FARM_SCHEMA_VERSION 8
+#define FARM_SCHEMA_VERSION 9
 /* The oldest version this mapfarm reads, and upgrades in place when it opens a file for
  * writing (every version from it to FARM_SCHEMA_VERSION). */
 #define FARM_SCHEMA_OLDEST 2
@@ -117,6 +117,7 @@ typedef struct farm_record {
   uint64_t seed;
   mapf_limits limits;      /* the plan's limits and execution rule (part of the key) */
   mapf_execution execution;
+  int32_t connectivity;   /* the plan's: 8 or 4 */
   int64_t plan_index;      /* the job's index in its plan (orders reports) */
   const mapf_grid *grid;   /* to turn cell ids into x, y in agent rows */
   const mapf_result *res;  /* res->agent may be NULL for an error row */

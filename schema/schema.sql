@@ -3,7 +3,7 @@
 -- This file is compiled into the binary (cmake/embed.cmake) and run once, in one transaction,
 -- when farm/store.c creates a database; views.sql follows it. farm/store.c then sets
 --   PRAGMA application_id = 0x6d617066  ("mapf", FARM_APPLICATION_ID in farm/store.h)
---   PRAGMA user_version   = 8           (FARM_SCHEMA_VERSION: bump it with any change here once
+--   PRAGMA user_version   = 9           (FARM_SCHEMA_VERSION: bump it with any change here once
 --                                          released. Version 1 keyed agent_results by job_key,
 --                                          and is refused, untouched. Version 2 lacked the
 --                                          columns marked "schema version 3" and the table
@@ -11,7 +11,8 @@
 --                                          "schema version 4", version 4 those marked "schema
 --                                          version 5", version 5 that of version 6,
 --                                          version 6 that of version 7, version 7
---                                          those of version 8:
+--                                          those of version 8, version 8 that of
+--                                          version 9:
 --                                          farm/store.c adds them when it opens
 --                                          such a file for writing (upgrade_steps))
 -- and opens every connection with journal_mode=WAL and synchronous=NORMAL.
@@ -141,8 +142,10 @@ CREATE TABLE results (
                                          -- from start to goal (under patrol 2 x loops times
                                          -- it): soc's lower bound, for every job that ran
   makespan_lb            INTEGER,        -- the largest of those: makespan's lower bound
-  solver_seconds         REAL            -- an external solver's own reported planning time;
+  solver_seconds         REAL,           -- an external solver's own reported planning time;
                                          -- NULL for the built-in planners
+  -- Added in schema version 9: every older job moved on 8-connected grids.
+  connectivity           INTEGER NOT NULL DEFAULT 8 -- the plan's `connectivity`: 8 or 4
 );
 
 -- The reports group by map and label and list them in plan order (the smallest plan_index of

@@ -992,6 +992,40 @@ Test(cli, a_schema_6_file_gets_the_column_of_version_7) {
  * columns are NULL in its rows (the map is not in the file), and the new run's rows have the
  * bounds, for the unsolved jobs too, below the measured sum of costs and makespan, and no
  * solver time (built-in planners). `replay` of a row without them computes them and agrees. */
+/* Schema version 9 adds results.connectivity: an older file's rows get 8, the move set every
+ * job before it ran on, and a 4-connected plan's rows say 4. */
+Test(cli, a_schema_8_file_gets_the_connectivity_of_version_9) {
+  char db[512], plan[600], *err;
+  snprintf(db, sizeof db, "%s/v8.db", tmpdir);
+  sqlite3 *h = open_with_schema(db, "schema-v8.sql");
+  char *msg = NULL;
+  int rc = sqlite3_exec(
+      h,
+      "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 8;"
+      "INSERT INTO results (id, job_key, map, map_hash, generator, agents, instance, algorithm, "
+      "label, params, seed, status, limit_hit, completed, finished_at, limit_steps, limit_work, "
+      "work_seconds, wall_seconds, solved, soc, makespan, setup_seconds) VALUES (1, "
+      "'0123456789abcdef0123456789abcde1', 'm', '0000000000000001', 'random', 2, 0, 'bmaa', 'B', "
+      "'{}', '0000000000000002', 'ok', '', 2, 't', 50, 0, 0.01, 0.02, 1, 9, 5, 0);",
+      NULL, NULL, &msg);
+  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
+  sqlite3_close(h);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM pragma_table_info('results') WHERE name = "
+                               "'connectivity'"),
+               0);
+  snprintf(plan, sizeof plan, "%s/tests/data/cli/four.yaml", MAPFARM_SOURCE_DIR);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(err);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
+  cr_assert_eq(test_db_int(db, "SELECT connectivity FROM results WHERE id = 1"), 8);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id > 1 AND connectivity = 4"),
+               test_db_int(db, "SELECT count(*) FROM results WHERE id > 1"));
+  cr_assert_gt(test_db_int(db, "SELECT count(*) FROM results WHERE id > 1"), 20);
+  char *check = test_db_rows(db, "PRAGMA integrity_check");
+  cr_assert_str_eq(check, "ok\n");
+  free(check);
+}
+
 Test(cli, a_schema_7_file_gets_the_columns_of_version_8) {
   char db[512], plan[600], *out, *err;
   snprintf(db, sizeof db, "%s/v7.db", tmpdir);
