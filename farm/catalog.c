@@ -220,4 +220,8 @@ void farm_catalog_reports(FILE *out) {
     if ((int)strlen(farm_report_names[i]) > w) w = (int)strlen(farm_report_names[i]);
   for (int32_t i = 0; farm_report_names[i]; i++)
     fprintf(out, "%-*s  %s\n", w, farm_report_names[i], farm_report_doc(farm_report_names[i]));
+  /* The selector's tables are made by farm/select.c (`report selection` in farm/main.c), not by
+   * the report engine of farm_report_names. */
+  fprintf(out, "%-*s  %s\n", w, "selection",
+          "The algorithm selector under the three protocols of select eval (docs/selection.md)");
 }

@@ -63,7 +63,8 @@ Test(install, the_installed_binary_runs_from_its_prefix) {
   free(out);
   free(want);
   const char *tools[] = {"slurm-array.sh", "compare-results.sh", "paper-report.sh",
-                         "plot-agents.sh", "plot-heatmap.sh"};
+                         "plot-agents.sh", "plot-heatmap.sh", "plot-regret.sh",
+                         "train-cnn.py"};
   for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
     snprintf(path, sizeof path, "%s/share/mapfarm/tools/%s", prefix, tools[i]);
     cr_assert(is_executable(path), "no %s", path);
