@@ -562,6 +562,15 @@ int mapf_params_validate(const mapf_algo_def *def, mapf_diag *d) {
   return MAPF_OK;
 }
 
+/* Whether parameter i of def is one added later (mapf_algo_def.later_params) and holds its
+ * default, so it stays out of the canonical JSON. */
+static int later_at_default(const mapf_algo_def *def, int32_t i, const mapf_params *p) {
+  if (!def->later_params || def->params[i].type == MAPF_PARAM_LIST) return 0;
+  for (const char *const *l = def->later_params; *l; l++)
+    if (strcmp(*l, def->params[i].name) == 0) return p->v[i] == def->params[i].def;
+  return 0;
+}
+
 int mapf_params_json(const mapf_algo_def *def, const mapf_params *p, char *buf, size_t n) {
   /* Keys sorted by name: selection by index keeps this allocation-free. */
   int32_t order[MAPF_MAX_PARAMS];
@@ -582,14 +591,18 @@ int mapf_params_json(const mapf_algo_def *def, const mapf_params *p, char *buf, 
     len += (size_t)(w_ > 0 ? w_ : 0);                                  \
   } while (0)
   APPEND("{");
+  int first = 1;
   for (int32_t k = 0; k < def->nparams; k++) {
     int32_t i = order[k];
+    if (later_at_default(def, i, p)) continue;
+    const char *sep = first ? "" : ",";
+    first = 0;
     if (def->params[i].type == MAPF_PARAM_LIST) {
-      APPEND("%s\"%s\":%s", k ? "," : "", def->params[i].name, p->text[i] ? p->text[i] : "[]");
+      APPEND("%s\"%s\":%s", sep, def->params[i].name, p->text[i] ? p->text[i] : "[]");
       continue;
     }
     mapf_param_format(def, i, p->v[i], val, sizeof val);
-    APPEND("%s\"%s\":%s", k ? "," : "", def->params[i].name, val);
+    APPEND("%s\"%s\":%s", sep, def->params[i].name, val);
   }
   APPEND("}");
 #undef APPEND

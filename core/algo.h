@@ -104,6 +104,10 @@ typedef struct mapf_algo_def {
    * hash of its content in the job key (docs/external.md); a run that takes every algorithm
    * with its defaults leaves such an algorithm out, since its default command is empty. */
   const char *program;
+  /* Parameters added after the algorithm's jobs were first stored, NULL-terminated (NULL:
+   * none): each is left out of the canonical JSON (mapf_params_json: job keys, results.params)
+   * while it holds its default, so the plans written before it keep their keys and results. */
+  const char *const *later_params;
 } mapf_algo_def;
 
 /* Defines mapf_algo_<id>, the description of one algorithm, and registers it: the build lists
