@@ -62,7 +62,14 @@ Test(dm, is_registered_with_the_papers_defaults) {
   mapf_params_default(def, &p);
   char buf[256];
   mapf_params_json(def, &p, buf, sizeof buf);
+  /* `repair`, added later, stays out of the canonical JSON (and so of job keys) at its
+   * default: plans written before it keep their keys. */
   cr_assert_str_eq(buf, "{\"alpha\":0.8,\"local_radius\":0,\"vision\":5,\"weight\":5}");
+  p.v[mapf_param_index(def, "repair")] = 16;
+  mapf_params_json(def, &p, buf, sizeof buf);
+  cr_assert_str_eq(buf, "{\"alpha\":0.8,\"local_radius\":0,\"repair\":16,\"vision\":5,"
+                        "\"weight\":5}");
+  mapf_params_default(def, &p);
   mapf_diag d = {0};
   p.v[mapf_param_index(def, "alpha")] = 1.5;
   cr_assert_eq(mapf_params_check(def, &p, &d), MAPF_EINVAL);
@@ -478,6 +485,31 @@ Test(dm, runs_are_legal_and_deterministic, .timeout = 120) {
     mapf_instance_free(inst);
     mapf_grid_free(g);
   }
+}
+
+/* `repair` k: a failed move repairs the path up to its first free cell k or more ahead instead
+ * of planning it all again. On a crowded map every step stays legal, every agent still
+ * arrives, and the search costs a fraction of the paper's whole searches. */
+Test(dm, repair_keeps_runs_legal_and_searches_far_less, .timeout = 120) {
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 64, 64, 0.15, 1, 7);
+  mapf_instance *inst = test_random_instance(g, 300, 11);
+  int64_t exp[2];
+  for (int k = 0; k < 2; k++) {
+    mapf_run_config cfg = test_run_config(g, inst, "dm");
+    test_set_param(cfg.algo, &cfg.params, "repair", k ? 8 : 0);
+    cfg.limits.steps = 3000;
+    mapf_result res;
+    test_run_checked(&cfg, &res, k ? "repair 8" : "repair 0");
+    cr_assert_eq(res.status, MAPF_STATUS_OK, "repair %d: %d of 300", k ? 8 : 0,
+                 (int)res.completed);
+    cr_assert_gt(res.failed_moves, 300, "a crowded run: moves fail and searches follow");
+    exp[k] = res.expansions;
+    mapf_result_clear(&res);
+  }
+  cr_assert_lt(exp[1] * 2, exp[0], "repair %lld expansions, whole searches %lld",
+               (long long)exp[1], (long long)exp[0]);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
 }
 
 /* Agent-centric maps are sparse: 2,000 agents with maps of radius 2 on a 512 x 512 map run in
