@@ -231,8 +231,8 @@ static int bmaa_search(mapf__sim *sim, bmaa *b, int32_t i) {
   if (mapf__search_begin(s, b->wrows << sh) < 0) return -1;
   mapf__node *nd = s->node;
   mapf__cost2 zero = {0, 0};
-  if (mapf__open_push(s, BOX(cx, cy), zero, h_of(ag, four, cur, cx, cy, gx, gy), MAPF__NO_PARENT) < 0)
-    return -1;
+  mapf__cost2 h0 = h_of(ag, four, cur, cx, cy, gx, gy);
+  if (mapf__open_push(s, BOX(cx, cy), zero, h0, MAPF__NO_PARENT) < 0) return -1;
 
   int64_t exp = 0;
   while (mapf__open_first(s)) {

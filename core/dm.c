@@ -306,9 +306,10 @@ static inline mapf__dv dv_of(const dm *D, const dm_agent *A, int32_t c, int loca
 }
 
 /* Rules 2 and 3: A* for agent i from its cell to `goal` (its target, or a cell of its path
- * when it repairs it). Sets its path (len 0 when there is none). Counts a search and its expansions. Returns 0, or -1 when out of memory. O(cells log
- * cells) at worst. `local` is D->radius > 0, a constant in each of dm_search's two calls, so
- * that with the global map the search reads its array without a test per cell. */
+ * when it repairs it). Sets its path (len 0 when there is none). Counts a search and its
+ * expansions. Returns 0, or -1 when out of memory. O(cells log cells) at worst. `local` is
+ * D->radius > 0, a constant in each of dm_search_to's two calls, so that with the global map
+ * the search reads its array without a test per cell. */
 static inline int dm_search_map(mapf__sim *sim, dm *D, int32_t i, int local, int32_t goal) {
   const mapf_grid *g = sim->grid;
   dm_agent *A = &D->ag[i];

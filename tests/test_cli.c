@@ -740,6 +740,27 @@ static sqlite3 *open_with_schema(const char *db, const char *name) {
   return h;
 }
 
+/* A mapfarm file of schema version v (7 or later; tests/data/schema-vV.sql) holding one solved
+ * BMAA* row of id 1, as an older mapfarm left it. */
+static void file_with_one_row(const char *db, int v) {
+  char fixture[64], sql[1200];
+  snprintf(fixture, sizeof fixture, "schema-v%d.sql", v);
+  sqlite3 *h = open_with_schema(db, fixture);
+  snprintf(sql, sizeof sql,
+           "PRAGMA application_id = 0x6d617066; PRAGMA user_version = %d;"
+           "INSERT INTO results (id, job_key, map, map_hash, generator, agents, instance, "
+           "algorithm, label, params, seed, status, limit_hit, completed, finished_at, "
+           "limit_steps, limit_work, work_seconds, wall_seconds, solved, soc, makespan, "
+           "setup_seconds) VALUES (1, '0123456789abcdef0123456789abcde1', 'm', "
+           "'0000000000000001', 'random', 2, 0, 'bmaa', 'B', '{}', '0000000000000002', 'ok', '', "
+           "2, 't', 50, 0, 0.01, 0.02, 1, 9, 5, 0);",
+           v);
+  char *msg = NULL;
+  int rc = sqlite3_exec(h, sql, NULL, NULL, &msg);
+  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
+  sqlite3_close(h);
+}
+
 /* A file of schema version 2 (without version 3's columns and table) is read as it is, and
  * upgraded in place, its rows kept, when a run opens it for writing. */
 Test(cli, a_schema_2_file_is_read_and_upgraded_in_place) {
@@ -988,28 +1009,12 @@ Test(cli, a_schema_6_file_gets_the_column_of_version_7) {
   free(check);
 }
 
-/* A file of schema version 7 is upgraded to version 8 when a run opens it for writing: the new
- * columns are NULL in its rows (the map is not in the file), and the new run's rows have the
- * bounds, for the unsolved jobs too, below the measured sum of costs and makespan, and no
- * solver time (built-in planners). `replay` of a row without them computes them and agrees. */
 /* Schema version 9 adds results.connectivity: an older file's rows get 8, the move set every
  * job before it ran on, and a 4-connected plan's rows say 4. */
 Test(cli, a_schema_8_file_gets_the_connectivity_of_version_9) {
   char db[512], plan[600], *err;
   snprintf(db, sizeof db, "%s/v8.db", tmpdir);
-  sqlite3 *h = open_with_schema(db, "schema-v8.sql");
-  char *msg = NULL;
-  int rc = sqlite3_exec(
-      h,
-      "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 8;"
-      "INSERT INTO results (id, job_key, map, map_hash, generator, agents, instance, algorithm, "
-      "label, params, seed, status, limit_hit, completed, finished_at, limit_steps, limit_work, "
-      "work_seconds, wall_seconds, solved, soc, makespan, setup_seconds) VALUES (1, "
-      "'0123456789abcdef0123456789abcde1', 'm', '0000000000000001', 'random', 2, 0, 'bmaa', 'B', "
-      "'{}', '0000000000000002', 'ok', '', 2, 't', 50, 0, 0.01, 0.02, 1, 9, 5, 0);",
-      NULL, NULL, &msg);
-  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
-  sqlite3_close(h);
+  file_with_one_row(db, 8);
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM pragma_table_info('results') WHERE name = "
                                "'connectivity'"),
                0);
@@ -1026,22 +1031,14 @@ Test(cli, a_schema_8_file_gets_the_connectivity_of_version_9) {
   free(check);
 }
 
+/* A file of schema version 7 is upgraded to version 8 when a run opens it for writing: the new
+ * columns are NULL in its rows (the map is not in the file), and the new run's rows have the
+ * bounds, for the unsolved jobs too, below the measured sum of costs and makespan, and no
+ * solver time (built-in planners). `replay` of a row without them computes them and agrees. */
 Test(cli, a_schema_7_file_gets_the_columns_of_version_8) {
   char db[512], plan[600], *out, *err;
   snprintf(db, sizeof db, "%s/v7.db", tmpdir);
-  sqlite3 *h = open_with_schema(db, "schema-v7.sql");
-  char *msg = NULL;
-  int rc = sqlite3_exec(
-      h,
-      "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 7;"
-      "INSERT INTO results (id, job_key, map, map_hash, generator, agents, instance, algorithm, "
-      "label, params, seed, status, limit_hit, completed, finished_at, limit_steps, limit_work, "
-      "work_seconds, wall_seconds, solved, soc, makespan, setup_seconds) VALUES (1, "
-      "'0123456789abcdef0123456789abcde1', 'm', '0000000000000001', 'random', 2, 0, 'bmaa', 'B', "
-      "'{}', '0000000000000002', 'ok', '', 2, 't', 50, 0, 0.01, 0.02, 1, 9, 5, 0);",
-      NULL, NULL, &msg);
-  cr_assert_eq(rc, SQLITE_OK, "%s", msg ? msg : "");
-  sqlite3_close(h);
+  file_with_one_row(db, 7);
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM pragma_table_info('results') WHERE name IN "
                                "('soc_lb', 'makespan_lb', 'solver_seconds')"),
                0);
