@@ -494,7 +494,8 @@ static int make_plan(mapf__sim *sim, lacam *L, int32_t goal) {
 /* LaCAM's search (Okumura 2023, Alg. 1; with `star`, Okumura 2023b, Alg. 1) from the agents'
  * cells to their targets. Returns 1 with the plan made, 0 when it ended without one
  * (sim->expired set: the limit that passed, or MAPF_LIMIT_EXPANSIONS for the node budget or
- * a search that tried everything), -1 when out of memory. */
+ * a search that tried everything), 2 when two targets are one cell (no configuration reaches
+ * them all; nothing searched), -1 when out of memory. */
 static int search(mapf__sim *sim, lacam *L) {
   mapf__pibt *S = &L->step;
   int32_t n = L->n;
@@ -510,10 +511,7 @@ static int search(mapf__sim *sim, lacam *L) {
     L->occ[S->target[a]] = a;
   }
   for (int32_t a = 0; a < n; a++) L->occ[S->target[a]] = -1;
-  if (collide) {
-    sim->expired = MAPF_LIMIT_EXPANSIONS;
-    return 0;
-  }
+  if (collide) return 2;
   if (set_ties(L, sim->pos) < 0) return -1;
   int32_t root = new_node(L, sim->pos, config_hash(sim->pos, n), -1);
   if (root < 0 || push_open(L, root) < 0) return -1;
@@ -641,6 +639,29 @@ static int lacam_init(mapf__sim *sim, void **state, mapf_diag *d) {
   return MAPF_OK;
 }
 
+/* Lifelong tasks may coincide (events.h), and then no configuration has every agent on its
+ * target: rather than end the run, the agents take one PIBT step (the search's successor
+ * generator, from where they stand, in the search's tie order) and the search is tried again
+ * at the next step, when some task has changed. */
+static int pibt_step(mapf__sim *sim, lacam *L) {
+  mapf__pibt *S = &L->step;
+  if (set_ties(L, sim->pos) < 0) return MAPF_ENOMEM;
+  for (int32_t a = 0; a < L->n; a++) L->occ[sim->pos[a]] = a;
+  for (int32_t i = 0; i < L->n; i++) {
+    int32_t a = L->tie[i];
+    if (S->next[a] < 0) sim->expansions += mapf__pibt_plan(S, sim->pos, L->occ, a, &sim->rng);
+  }
+  for (int32_t a = 0; a < L->n; a++) {
+    int32_t here = sim->pos[a];
+    sim->agent[a].expansions += S->tried[a];
+    sim->want[a] = S->next[a] == here ? MAPF__WAIT : S->next[a];
+    if (here == sim->goal[a] && S->next[a] != here) sim->agent[a].pushed++;
+    L->occ[here] = -1;
+  }
+  mapf__pibt_clear(S);
+  return MAPF_OK;
+}
+
 static int lacam_plan(mapf__sim *sim, void *state) {
   lacam *L = state;
   if (L->replan) {
@@ -650,7 +671,9 @@ static int lacam_plan(mapf__sim *sim, void *state) {
         return MAPF_ENOMEM;
     int rc = search(sim, L);
     if (rc < 0) return MAPF_ENOMEM;
-    if (rc == 0) return MAPF_OK; /* sim->expired says why */
+    if (rc == 2 && sim->cfg->inst->lifelong) return pibt_step(sim, L);
+    if (rc == 2) sim->expired = MAPF_LIMIT_EXPANSIONS;
+    if (rc != 1) return MAPF_OK; /* sim->expired says why */
     L->replan = 0;
   }
   int64_t t = sim->time - L->plan_t0 + 1;
