@@ -2,6 +2,7 @@
 #include "events.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,4 +113,240 @@ int32_t mapf_lifelong_task(const mapf_grid *g, uint64_t seed, int32_t a, int64_t
   int32_t i = (int32_t)mapf_rng_below(&rng, (uint64_t)(size - 1));
   int32_t c = cells[i];
   return c == current ? cells[size - 1] : c;
+}
+
+/* ---- events files ------------------------------------------------------------------------ */
+
+void mapf_events_free(mapf_events_file *f) {
+  if (!f) return;
+  free(f->step);
+  free(f->agent);
+  free(f->x);
+  free(f->y);
+  free(f->line);
+  free(f->col_agent);
+  free(f->col_x);
+  free(f);
+}
+
+/* Events files are small beside the maps they run on; a larger file is a mistake. */
+#define EVENTS_FILE_MAX ((size_t)256 << 20)
+
+/* Reads a decimal integer in [lo, hi] at *p (no sign for lo >= 0); advances *p. Returns 0 or
+ * -1. */
+static int read_int(const char **p, const char *end, int64_t lo, int64_t hi, int64_t *v) {
+  const char *q = *p;
+  int neg = q < end && *q == '-' && lo < 0;
+  if (neg) q++;
+  if (q >= end || *q < '0' || *q > '9') return -1;
+  int64_t x = 0;
+  for (; q < end && *q >= '0' && *q <= '9'; q++) {
+    if (x > (INT64_MAX - 9) / 10) return -1;
+    x = x * 10 + (*q - '0');
+  }
+  if (q < end && *q != ' ' && *q != '\t' && *q != '\r' && *q != '#') return -1;
+  if (neg) x = -x;
+  if (x < lo || x > hi) return -1;
+  *v = x;
+  *p = q;
+  return 0;
+}
+
+static const char *skip_blank(const char *p, const char *end) {
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+  return p;
+}
+
+typedef struct ev_order {
+  int64_t step;
+  int32_t k;
+} ev_order;
+
+static int cmp_ev_order(const void *a, const void *b) {
+  const ev_order *x = a, *y = b;
+  if (x->step != y->step) return x->step < y->step ? -1 : 1;
+  return (x->k > y->k) - (x->k < y->k);
+}
+
+int mapf_events_load(const char *path, mapf_events_file **out, mapf_diag *d) {
+  *out = NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  int rc = mapf_read_file(path, EVENTS_FILE_MAX, &buf, &len, d);
+  if (rc != MAPF_OK) return rc;
+  size_t lines = 1;
+  for (size_t i = 0; i < len; i++) lines += buf[i] == '\n';
+  mapf_events_file *f = calloc(1, sizeof *f);
+  if (f) {
+    snprintf(f->path, sizeof f->path, "%s", path);
+    f->step = malloc(lines * sizeof *f->step);
+    f->agent = malloc(lines * sizeof *f->agent);
+    f->x = malloc(lines * sizeof *f->x);
+    f->y = malloc(lines * sizeof *f->y);
+    f->line = malloc(lines * sizeof *f->line);
+    f->col_agent = malloc(lines * sizeof *f->col_agent);
+    f->col_x = malloc(lines * sizeof *f->col_x);
+  }
+  if (!f || !f->step || !f->agent || !f->x || !f->y || !f->line || !f->col_agent || !f->col_x) {
+    free(buf);
+    mapf_events_free(f);
+    return mapf_diag_set(d, MAPF_ENOMEM, path, 0, 0, "out of memory");
+  }
+  const char *p = buf, *end = buf + len;
+  int line = 0;
+  while (p < end && rc == MAPF_OK) {
+    line++;
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol) eol = end;
+    const char *q = skip_blank(p, eol), *ls = p;
+    p = eol < end ? eol + 1 : end;
+    if (q == eol || *q == '#') continue;
+#define COL(at) ((int)((at) - ls) + 1)
+    int64_t step, agent, x, y;
+    const char *at = q;
+    if (read_int(&q, eol, 1, INT64_MAX / 4, &step) < 0) {
+      rc = mapf_diag_set(d, MAPF_EPARSE, path, line, COL(at),
+                         "expected a step (an integer >= 1) to begin the event");
+      break;
+    }
+    q = skip_blank(q, eol);
+    at = q;
+    static const char kw[] = "retask";
+    size_t kl = sizeof kw - 1, wl = 0;
+    while (q + wl < eol && q[wl] != ' ' && q[wl] != '\t' && q[wl] != '\r') wl++;
+    if (wl != kl || memcmp(q, kw, kl) != 0) {
+      rc = mapf_diag_set(d, MAPF_EPARSE, path, line, COL(at),
+                         wl ? "unknown event \"%.*s\"; expected retask"
+                            : "expected an event (retask) after the step",
+                         (int)(wl < 40 ? wl : 40), q);
+      break;
+    }
+    q = skip_blank(q + wl, eol);
+    const char *at_agent = q;
+    if (read_int(&q, eol, 0, INT32_MAX, &agent) < 0) {
+      rc = mapf_diag_set(d, MAPF_EPARSE, path, line, COL(at_agent),
+                         "expected an agent (its 0-based index in the instance)");
+      break;
+    }
+    q = skip_blank(q, eol);
+    const char *at_x = q;
+    if (read_int(&q, eol, 0, INT32_MAX, &x) < 0) {
+      rc = mapf_diag_set(d, MAPF_EPARSE, path, line, COL(at_x),
+                         "expected the new goal's x (a column, from 0)");
+      break;
+    }
+    q = skip_blank(q, eol);
+    at = q;
+    if (read_int(&q, eol, 0, INT32_MAX, &y) < 0) {
+      rc = mapf_diag_set(d, MAPF_EPARSE, path, line, COL(at),
+                         "expected the new goal's y (a row, from 0)");
+      break;
+    }
+    q = skip_blank(q, eol);
+    if (q < eol && *q != '#') {
+      rc = mapf_diag_set(d, MAPF_EPARSE, path, line, COL(q),
+                         "unexpected text after the event: `STEP retask AGENT X Y`");
+      break;
+    }
+    int32_t k = f->n++;
+    f->step[k] = step;
+    f->agent[k] = (int32_t)agent;
+    f->x[k] = (int32_t)x;
+    f->y[k] = (int32_t)y;
+    f->line[k] = line;
+    f->col_agent[k] = COL(at_agent);
+    f->col_x[k] = COL(at_x);
+#undef COL
+  }
+  free(buf);
+  if (rc != MAPF_OK) {
+    mapf_events_free(f);
+    return rc;
+  }
+  /* In order of step, those of one step as listed (a stable sort by index). */
+  ev_order *o = malloc((size_t)(f->n ? f->n : 1) * sizeof *o);
+  int64_t *s2 = malloc((size_t)(f->n ? f->n : 1) * sizeof *s2);
+  int32_t *i2 = malloc((size_t)(f->n ? f->n : 1) * sizeof *i2);
+  if (!o || !s2 || !i2) {
+    free(o);
+    free(s2);
+    free(i2);
+    mapf_events_free(f);
+    return mapf_diag_set(d, MAPF_ENOMEM, path, 0, 0, "out of memory");
+  }
+  for (int32_t k = 0; k < f->n; k++) o[k] = (ev_order){f->step[k], k};
+  qsort(o, (size_t)f->n, sizeof *o, cmp_ev_order);
+  for (int32_t k = 0; k < f->n; k++) s2[k] = f->step[o[k].k];
+  memcpy(f->step, s2, (size_t)f->n * sizeof *s2);
+  int32_t *cols[] = {f->agent, f->x, f->y, f->line, f->col_agent, f->col_x};
+  for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+    for (int32_t k = 0; k < f->n; k++) i2[k] = cols[c][o[k].k];
+    memcpy(cols[c], i2, (size_t)f->n * sizeof *i2);
+  }
+  free(o);
+  free(s2);
+  free(i2);
+  f->max_agent = -1;
+  for (int32_t k = 0; k < f->n; k++) {
+    int64_t w[4] = {f->step[k], f->agent[k], f->x[k], f->y[k]};
+    f->hash = mapf_hash64(w, sizeof w, f->hash);
+    if (f->step[k] >= f->last_step) {
+      f->last_step = f->step[k];
+      f->line_last = f->line[k];
+    }
+    if (f->agent[k] > f->max_agent) {
+      f->max_agent = f->agent[k];
+      f->line_max_agent = f->line[k];
+    }
+  }
+  *out = f;
+  return MAPF_OK;
+}
+
+int mapf_events_check(const mapf_events_file *f, const mapf_grid *g, int32_t agents,
+                      int64_t steps, mapf_diag *d) {
+  for (int32_t k = 0; k < f->n; k++) {
+    if (f->agent[k] >= agents)
+      return mapf_diag_set(d, MAPF_EINVAL, f->path, f->line[k], f->col_agent[k],
+                           "unknown agent %d: the instance has %d agents (0 to %d)",
+                           (int)f->agent[k], (int)agents, (int)agents - 1);
+    if (steps >= 0 && f->step[k] > steps)
+      return mapf_diag_set(d, MAPF_EINVAL, f->path, f->line[k], 1,
+                           "event at step %lld is past the step limit (%lld): it would never "
+                           "happen", (long long)f->step[k], (long long)steps);
+    if (f->x[k] >= g->width || f->y[k] >= g->height)
+      return mapf_diag_set(d, MAPF_EINVAL, f->path, f->line[k], f->col_x[k],
+                           "goal (%d,%d) is outside the map (%d x %d)", (int)f->x[k],
+                           (int)f->y[k], (int)g->width, (int)g->height);
+    if (!g->passable[mapf_grid_id(g, f->x[k], f->y[k])])
+      return mapf_diag_set(d, MAPF_EINVAL, f->path, f->line[k], f->col_x[k],
+                           "goal (%d,%d) is a blocked cell of the map", (int)f->x[k],
+                           (int)f->y[k]);
+  }
+  return MAPF_OK;
+}
+
+int mapf_events_apply(const mapf_events_file *f, const mapf_grid *g, mapf_instance *inst,
+                      mapf_diag *d) {
+  int rc = mapf_events_check(f, g, inst->n, -1, d);
+  if (rc != MAPF_OK) return rc;
+  mapf_retask *ev = malloc((size_t)(f->n ? f->n : 1) * sizeof *ev);
+  if (!ev) return mapf_diag_set(d, MAPF_ENOMEM, f->path, 0, 0, "out of memory");
+  for (int32_t k = 0; k < f->n; k++)
+    ev[k] = (mapf_retask){f->step[k], f->agent[k], mapf_grid_id(g, f->x[k], f->y[k])};
+  free(inst->retask);
+  inst->retask = ev;
+  inst->nretask = f->n;
+  /* The rules that depend on the instance (a new goal reachable from the agent's start and
+   * no other agent's goal at that step: scen.h), checked now so that a failure names the
+   * event's line. mapf_instance_check's messages begin "event K: ". */
+  rc = mapf_instance_check(inst, g, d);
+  int k = -1;
+  if (rc != MAPF_OK && d && sscanf(d->msg, "event %d: ", &k) == 1 && k >= 0 && k < f->n) {
+    char msg[sizeof d->msg];
+    const char *rest = strchr(d->msg, ':') + 2;
+    snprintf(msg, sizeof msg, "%s", rest);
+    mapf_diag_set(d, rc, f->path, f->line[k], f->col_x[k], "%s", msg);
+  }
+  return rc;
 }

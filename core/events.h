@@ -31,4 +31,40 @@ int mapf_retask_generate(const mapf_grid *g, mapf_instance *inst, int64_t every,
 int32_t mapf_lifelong_task(const mapf_grid *g, uint64_t seed, int32_t a, int64_t k,
                            int32_t current);
 
+/* ---- events files (docs/events.md) ------------------------------------------------------ */
+
+/* An events file, read: one event a line, `STEP retask AGENT X Y` (after STEP steps, agent
+ * AGENT's goal becomes cell (X, Y)), `#` comments and blank lines skipped. Events are kept in
+ * order of step, those of one step as listed; each keeps its place in the file for messages. */
+typedef struct mapf_events_file {
+  char path[512];
+  int32_t n;
+  int64_t *step;
+  int32_t *agent, *x, *y;
+  int32_t *line;                /* 1-based line of each event */
+  int32_t *col_agent, *col_x;   /* 1-based columns of its AGENT and X fields */
+  int64_t last_step;            /* the largest step, 0 without events */
+  int32_t max_agent;            /* the largest agent named, -1 without events */
+  int32_t line_last;            /* the line of an event at last_step */
+  int32_t line_max_agent;       /* the line of an event naming max_agent */
+  uint64_t hash;                /* of the events' (step, agent, x, y), in order: the content */
+} mapf_events_file;
+
+/* Reads path into *out. Returns MAPF_OK, MAPF_EIO, MAPF_EPARSE with FILE:LINE:COL in d, or
+ * MAPF_ENOMEM. */
+int mapf_events_load(const char *path, mapf_events_file **out, mapf_diag *d);
+void mapf_events_free(mapf_events_file *f);
+
+/* Checks the file against map g (every cell inside and passable), an instance of `agents`
+ * agents (every agent named exists) and a step limit (no event after it; steps < 0: none).
+ * The first failure goes into d with the event's FILE:LINE:COL. Returns MAPF_OK or
+ * MAPF_EINVAL. */
+int mapf_events_check(const mapf_events_file *f, const mapf_grid *g, int32_t agents,
+                      int64_t steps, mapf_diag *d);
+
+/* Replaces inst->retask with the file's events on g (checked with mapf_events_check for
+ * inst->n agents and no step limit first). Returns MAPF_OK, MAPF_EINVAL or MAPF_ENOMEM. */
+int mapf_events_apply(const mapf_events_file *f, const mapf_grid *g, mapf_instance *inst,
+                      mapf_diag *d);
+
 #endif

@@ -50,6 +50,17 @@ static void get_execution(const farm_row *row, farm_value *v) {
   set_text(v, mapf_execution_name(row->rec->execution));
 }
 
+/* Counts that mean something only for jobs with events, or with lifelong goals. */
+static void get_retasks(const farm_row *row, farm_value *v) {
+  v->type = row->rec->events ? SQLITE_INTEGER : SQLITE_NULL;
+  v->i = row->rec->res->retasks;
+}
+
+static void get_tasks_done(const farm_row *row, farm_value *v) {
+  v->type = row->rec->lifelong ? SQLITE_INTEGER : SQLITE_NULL;
+  v->i = row->rec->res->tasks_done;
+}
+
 /* schema/schema.sql says what each column means. Table I of Sigurdson et al. 2018 prints
  * completion rates as integer percentages, Table II completion times with one decimal (in
  * seconds there; completion-time reports steps, the deterministic measure, with unfinished
@@ -199,6 +210,26 @@ const farm_column farm_columns[] = {
     /* Schema version 9: the plan's move set (part of the job key when 4); 8 in older rows,
      * which all ran on 8-connected grids. */
     {.name = "connectivity", .type = "INTEGER", .flags = NN | CMP, REC(I32, connectivity)},
+    /* Schema version 10: events and lifelong goals (docs/events.md); their measures are NULL
+     * for jobs without them (and in older rows, which had none). */
+    {.name = "events", .type = "TEXT", .flags = CMP, REC(STR, events)},
+    {.name = "lifelong", .type = "INTEGER", .flags = NN | CMP, REC(I32, lifelong)},
+    {.name = "retasks", .type = "INTEGER", .flags = METRIC, GET(get_retasks),
+     .show = FARM_SHOW_SET},
+    {.name = "mean_retask_expansions", .type = "REAL", .flags = METRIC,
+     RES(F64, mean_retask_expansions), .show = FARM_SHOW_SET, .report = "retask-expansions",
+     .title = "Expansions after a re-tasking event, until the agent moved again (mean)",
+     .scale = 1.0, .decimals = 1},
+    {.name = "max_event_step_seconds", .type = "REAL", .flags = TIMING,
+     RES(F64, max_event_step_seconds), .show = FARM_SHOW_SET, .report = "event-spike",
+     .title = "Longest step planning after an event or a new task (seconds)", .scale = 1.0,
+     .decimals = 5},
+    {.name = "tasks_done", .type = "INTEGER", .flags = METRIC, GET(get_tasks_done),
+     .show = FARM_SHOW_SET},
+    {.name = "throughput", .type = "REAL", .flags = METRIC, RES(F64, throughput),
+     .show = FARM_SHOW_SET, .report = "throughput",
+     .title = "Throughput (lifelong goals: tasks finished per step)", .scale = 1.0,
+     .decimals = 3},
 };
 
 #define NCOLUMNS ((int32_t)(sizeof farm_columns / sizeof farm_columns[0]))

@@ -27,6 +27,10 @@
  *   connectivity=4
  *          only when the plan moves on 4 connected grids; a plan of the default 8 keeps the
  *          keys it always had
+ *   events=retask every:<k>,fraction:<shortest %g of 15 digits>,rounds:<r>
+ *          or events=file <16 hex digits of the file's events>, then lifelong=1: only for a
+ *          scenario with events or lifelong goals (farm_events_texts); they change neither
+ *          the instance nor its seed, and a plan without them keeps its keys
  *
  * The instance seed is the 64-bit hash of the first six lines only, so every algorithm (and
  * every limit or execution rule) of a plan runs the same instance; the algorithm's own seed is
@@ -40,6 +44,7 @@
 #include <string.h>
 
 #include "algo.h"
+#include "events.h"
 #include "mapgen.h"
 #include "scen.h"
 #include "scengen.h"
@@ -212,6 +217,38 @@ static int match_scen_files(farm_space *sp, farm_diags *errs) {
   return rc;
 }
 
+/* Every events file against every map its scenario applies to, the scenario's smallest agent
+ * count and the largest step limit of the plan's algorithms (an event after it happens to no
+ * job): the first failure of each file, at its own FILE:LINE:COL. */
+static int check_events_files(farm_space *sp, farm_diags *errs) {
+  const farm_plan *plan = sp->plan;
+  int64_t steps = 0;
+  for (int32_t a = 0; a < plan->nalgos; a++) {
+    int64_t l = farm_algo_limits(plan, &plan->algos[a]).steps;
+    steps = l > steps ? l : steps;
+  }
+  int rc = MAPF_OK;
+  for (int32_t s = 0; s < plan->nscens; s++) {
+    const farm_scen_spec *ss = &plan->scens[s];
+    if (!ss->events_file) continue;
+    int32_t agents = ss->agents[0];
+    for (int32_t i = 1; i < ss->nagents; i++) agents = ss->agents[i] < agents ? ss->agents[i] : agents;
+    for (int32_t m = 0; m < plan->nmaps; m++) {
+      if (!sp->applies[(size_t)m * (size_t)plan->nscens + (size_t)s]) continue;
+      mapf_diag d;
+      memset(&d, 0, sizeof d);
+      if (mapf_events_check(ss->events_file, sp->grids[m], agents, steps > 0 ? steps : -1, &d) ==
+          MAPF_OK)
+        continue;
+      farm_diags_add(errs, d.file, d.line, d.col, "%s (map %s; the scenario at %s:%d:%d)", d.msg,
+                     sp->grids[m]->name, plan->path, ss->line, ss->col);
+      rc = MAPF_EINVAL;
+      break;
+    }
+  }
+  return rc;
+}
+
 int64_t farm_space_map_jobs(const farm_space *sp, int32_t m) {
   return sp->map_off[m + 1] - sp->map_off[m];
 }
@@ -281,6 +318,7 @@ int farm_space_init(farm_space *sp, const farm_plan *plan, farm_diags *errs) {
     }
   }
   if (rc == MAPF_OK) rc = match_scen_files(sp, errs);
+  if (rc == MAPF_OK) rc = check_events_files(sp, errs);
   if (rc != MAPF_OK) {
     farm_space_free(sp);
     sp->plan = plan;
@@ -394,7 +432,7 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
 
   /* Both parts fit: a generator's and an algorithm's parameter lists are each at most
    * MAPF_MAX_PARAMS short names with their values (under 1,024 bytes of JSON). */
-  char text[1536 + 1280];
+  char text[1536 + 1280 + 256];
   int head = key_head(text, 1280, sp->grids[job->map]->hash, ss->generator_key, job->agents,
                       job->instance, plan->seed);
   int len = head;
@@ -406,6 +444,12 @@ void farm_space_job(const farm_space *sp, int64_t index, farm_job *job) {
     char json[1024];
     mapf_params_json(as->def, &job->params, json, sizeof json);
     len += key_tail(plan, as, json, text + head, sizeof text - (size_t)head);
+  }
+  /* Events and lifelong goals last: a plan without them keeps the keys it always had. */
+  if (ss->events_key) {
+    size_t t = strlen(ss->events_key);
+    memcpy(text + len, ss->events_key, t);
+    len += (int)t;
   }
   job->key = mapf_hash128_of(text, (size_t)len);
   mapf_hash128_hex(job->key, job->key_hex);
@@ -491,11 +535,42 @@ int farm_job_label(const farm_space *sp, const farm_job *job, char *buf, size_t 
 int farm_job_instance(const farm_space *sp, const farm_job *job, mapf_instance **out,
                       mapf_diag *d) {
   const farm_scen_spec *ss = &sp->plan->scens[job->scen];
+  const mapf_grid *g = sp->grids[job->map];
   *out = NULL;
   if (ss->scen) {
     int32_t first = ss->scen_single ? job->instance : 0;
-    return mapf_instance_from_scen(ss->scen, sp->grids[job->map], first, job->agents, out, d);
+    int rc = mapf_instance_from_scen(ss->scen, g, first, job->agents, out, d);
+    if (rc == MAPF_OK) rc = farm_events_add(ss, g, job->instance_seed, *out, d);
+    if (rc != MAPF_OK) {
+      mapf_instance_free(*out);
+      *out = NULL;
+    }
+    return rc;
   }
-  return ss->gdef->generate(sp->grids[job->map], job->agents, &ss->gparams, job->instance_seed,
-                            out, d);
+  int rc = ss->gdef->generate(g, job->agents, &ss->gparams, job->instance_seed, out, d);
+  if (rc == MAPF_OK) rc = farm_events_add(ss, g, job->instance_seed, *out, d);
+  if (rc != MAPF_OK) {
+    mapf_instance_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+int farm_events_add(const farm_scen_spec *ss, const mapf_grid *g, uint64_t instance_seed,
+                    mapf_instance *inst, mapf_diag *d) {
+  if (!ss->events_key) return MAPF_OK;
+  /* From the instance's seed and the events' own text: the instance's problems do not change,
+   * every algorithm meets the same events, and two event settings draw independently. */
+  uint64_t seed = mapf_hash64(ss->events_key, strlen(ss->events_key), instance_seed);
+  int rc = MAPF_OK;
+  if (ss->retask_every > 0)
+    rc = mapf_retask_generate(g, inst, ss->retask_every, ss->retask_fraction, ss->retask_rounds,
+                              seed, d);
+  else if (ss->events_file)
+    rc = mapf_events_apply(ss->events_file, g, inst, d);
+  if (ss->lifelong) {
+    inst->lifelong = 1;
+    inst->task_seed = seed;
+  }
+  return rc;
 }

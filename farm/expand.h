@@ -78,6 +78,12 @@ int farm_job_label(const farm_space *sp, const farm_job *job, char *buf, size_t 
 int farm_job_instance(const farm_space *sp, const farm_job *job, mapf_instance **out,
                       mapf_diag *d);
 
+/* Adds scenario ss's events or lifelong goals (docs/events.md) to inst, an instance on g made
+ * with instance_seed: what farm_job_instance does after the generator; `mapfarm solve` calls it
+ * too. Returns MAPF_OK, or an error with the reason in d. */
+int farm_events_add(const farm_scen_spec *ss, const mapf_grid *g, uint64_t instance_seed,
+                    mapf_instance *inst, mapf_diag *d);
+
 /* The limits of the entry's jobs: the plan's, with the keys the entry's own `limits` gives
  * replaced. */
 mapf_limits farm_algo_limits(const farm_plan *plan, const farm_algo_spec *as);

@@ -23,6 +23,7 @@
 #include "columns.h"
 #include "mapfarm_version.h"
 #include "dataset.h"
+#include "events.h"
 #include "expand.h"
 #include "external.h"
 #include "html.h"
@@ -58,7 +59,9 @@ enum {
   O_ROWS, O_COLS, O_WHERE, O_COUNTS, O_SIZE, O_BY, O_OUT, O_TRAIN, O_MARKDOWN, O_INSTANCES,
   O_TRACES, O_TRACE_WHERE, O_ALGO_SEED, O_DISCARD, O_COMMIT, O_CONNECTIVITY,
   /* features and select (farm/inst_features.h, farm/select.h) */
-  O_MODEL, O_OBJECTIVE, O_PROTOCOL, O_FOLDS, O_REGRET_CSV
+  O_MODEL, O_OBJECTIVE, O_PROTOCOL, O_FOLDS, O_REGRET_CSV,
+  /* events and lifelong goals (docs/events.md) */
+  O_RETASK, O_EVENTS, O_LIFELONG
 };
 
 #define OPT_MAPS                                                                             \
@@ -135,6 +138,10 @@ static const farm_cli_opt solve_opts[] = {
     {O_TRACE, "trace", "FILE", "write every step's positions (mapf-visualizer's format)"},
     {O_HTML, "html", "FILE", "write the viewer page with the map and the trace in it"},
     {O_EXPORT_SCEN, "export-scen", "FILE", "write the instance as a MovingAI .scen file"},
+    {O_RETASK, "retask", "EVERY,FRACTION,ROUNDS",
+     "re-task FRACTION of the agents every EVERY steps, ROUNDS times (docs/events.md)"},
+    {O_EVENTS, "events", "FILE", "events from a file (docs/events.md)"},
+    {O_LIFELONG, "lifelong", NULL, "lifelong goals: a new task on every goal reached"},
     {0}};
 static const farm_cli_opt report_opts[] = {
     OPT_DB_READ, OPTS_TABLE,
@@ -264,7 +271,8 @@ static const farm_cli_cmd commands[] = {
      "[--algo-seed HEX]\n"
      "[--steps N] [--seconds S] [--expansions N] [--work S]\n"
      "[--execution chains|single-pass|joint] [--connectivity 4|8] [--trace FILE] [--html FILE]\n"
-     "[--export-scen FILE] [--maps DIR]",
+     "[--export-scen FILE] [--retask EVERY,FRACTION,ROUNDS | --events FILE | --lifelong]\n"
+     "[--maps DIR]",
      "run one instance with one algorithm and print its results", solve_opts, cmd_solve},
     {"report",
      "NAME --db FILE [--format text|md|csv|html] [--max-agents N] [--rows DIM] [--cols DIM]\n"
@@ -372,13 +380,13 @@ static void print_diag(const mapf_diag *d) {
   fprintf(stderr, "%s\n", buf);
 }
 
-/* Every error of a plan, each followed by the offending line with a caret (as Redis config.c
- * quotes the line). */
-static void print_diags(const farm_diags *ds, const char *text) {
+/* Every error of a plan, each in the plan (at file `path`, whose text is `text`) followed by
+ * the offending line with a caret (as Redis config.c quotes the line). */
+static void print_diags(const farm_diags *ds, const char *text, const char *path) {
   for (int32_t i = 0; i < ds->n && i < ds->cap; i++) {
     const mapf_diag *d = &ds->items[i];
     print_diag(d);
-    if (!text || d->line < 1) continue;
+    if (!text || d->line < 1 || strcmp(d->file, path) != 0) continue;
     const char *p = text;
     for (int l = 1; l < d->line && p; l++) {
       p = strchr(p, '\n');
@@ -492,7 +500,7 @@ static int load_plan(const char *path, map_dirs *md, farm_plan **plan, farm_spac
   if (rc != MAPF_OK) {
     /* The plan is gone on error: read the text again to quote the offending lines. */
     char *text = read_text(path);
-    print_diags(&errs, text);
+    print_diags(&errs, text, path);
     free(text);
     if (errs.n == 0) fprintf(stderr, "%s: error: %s\n", path, mapf_strerror(rc));
     farm_diags_free(&errs);
@@ -500,7 +508,7 @@ static int load_plan(const char *path, map_dirs *md, farm_plan **plan, farm_spac
   }
   rc = farm_space_init(sp, *plan, &errs);
   if (rc != MAPF_OK || errs.n > 0) {
-    print_diags(&errs, (*plan)->text);
+    print_diags(&errs, (*plan)->text, (*plan)->path);
     if (errs.n == 0) fprintf(stderr, "%s: error: %s\n", path, mapf_strerror(rc));
     farm_diags_free(&errs);
     farm_space_free(sp);
@@ -546,25 +554,33 @@ static int cmd_expand(const farm_cli_cmd *cmd, int argc, char **argv) {
    * configuration, so the algorithm counts are exact shares). */
   for (int32_t m = 0; m < plan->nmaps; m++)
     printf("map %s: %lld\n", map_name(&sp, m), (long long)farm_space_map_jobs(&sp, m));
-  for (int32_t s = 0; s < plan->nscens; s++)
-    printf("generator %s (scenario %d): %lld\n", plan->scens[s].generator, (int)s + 1,
+  int events = 0; /* a plan with events or lifelong goals lists them (docs/events.md) */
+  for (int32_t s = 0; s < plan->nscens; s++) {
+    const farm_scen_spec *ss = &plan->scens[s];
+    events |= ss->events_key != NULL;
+    printf("generator %s%s%s%s (scenario %d): %lld\n", ss->generator, ss->events ? ", events " : "",
+           ss->events ? ss->events : "", ss->lifelong ? ", lifelong" : "", (int)s + 1,
            (long long)farm_space_scen_jobs(&sp, s));
+  }
   for (int32_t a = 0; a < plan->nalgos; a++) {
     int64_t per_combo = sp.algo_combos ? sp.njobs / sp.algo_combos : 0;
     printf("algorithm %s (%s): %lld\n", plan->algos[a].def->name, plan->algos[a].label,
            (long long)(per_combo * plan->algos[a].ncombos));
   }
   if (list) {
-    printf("key\tmap\tgenerator\tagents\tinstance\talgorithm\tlabel\tparams\n");
+    printf("key\tmap\tgenerator\tagents\tinstance\talgorithm\tlabel\tparams%s\n",
+           events ? "\tevents\tlifelong" : "");
     char params[512], label[256];
     for (int64_t i = 0; i < sp.njobs; i++) {
       farm_job j;
       farm_space_job(&sp, i, &j);
       farm_job_params_json(&sp, &j, params, sizeof params);
       farm_job_label(&sp, &j, label, sizeof label);
-      printf("%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", j.key_hex, map_name(&sp, j.map),
-             plan->scens[j.scen].generator, (int)j.agents, (int)j.instance,
-             plan->algos[j.algo].def->name, label, params);
+      const farm_scen_spec *ss = &plan->scens[j.scen];
+      printf("%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s", j.key_hex, map_name(&sp, j.map), ss->generator,
+             (int)j.agents, (int)j.instance, plan->algos[j.algo].def->name, label, params);
+      if (events) printf("\t%s\t%d", ss->events ? ss->events : "", (int)ss->lifelong);
+      putchar('\n');
     }
   }
   farm_space_free(&sp);
@@ -1189,9 +1205,36 @@ static const char *auto_algo(const char *model, const mapf_grid *g, const mapf_i
   return algo;
 }
 
+/* solve's --retask, --events and --lifelong (in ev; events_path: --events FILE or NULL) added
+ * to inst on g, as a plan's scenario adds them, seeded from seed (--seed). Returns 0, or
+ * EXIT_BAD_INPUT after printing why. */
+static int add_events(farm_scen_spec *ev, const char *events_path, const mapf_grid *g,
+                      mapf_instance *inst, uint64_t seed) {
+  mapf_diag d = {0};
+  int rc = MAPF_OK;
+  if (events_path) rc = mapf_events_load(events_path, &ev->events_file, &d);
+  if (rc == MAPF_OK) rc = farm_events_texts(ev, events_path);
+  if (rc == MAPF_OK) rc = farm_events_add(ev, g, seed, inst, &d);
+  if (rc == MAPF_OK) rc = mapf_instance_check(inst, g, &d);
+  mapf_events_free(ev->events_file);
+  free(ev->events);
+  free(ev->events_key);
+  ev->events_file = NULL;
+  ev->events = ev->events_key = NULL;
+  if (rc == MAPF_OK) return 0;
+  if (rc == MAPF_ENOMEM) {
+    fprintf(stderr, "mapfarm: error: out of memory\n");
+  } else {
+    if (!d.file[0] && events_path) snprintf(d.file, sizeof d.file, "%s", events_path);
+    print_diag(&d);
+  }
+  return EXIT_BAD_INPUT;
+}
+
 /* solve, with lists[] keeping the texts of list parameters (freed by cmd_solve). */
 static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lists) {
-  const char *model_path = NULL;
+  const char *model_path = NULL, *events_path = NULL;
+  farm_scen_spec events = {0}; /* --retask, --events, --lifelong, as a plan's scenario has them */
   const char *algo_name = NULL, *trace_path = NULL, *html_path = NULL, *export_path = NULL, *v;
   instance_args ia = {.seed = CLI_SEED, .problem = -1};
   mapf_limits limits = {.steps = SOLVE_STEPS};
@@ -1240,6 +1283,29 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
     }
     case O_EXPORT_SCEN:
       export_path = v;
+      break;
+    case O_RETASK: {
+      long long every, rounds;
+      char *c1 = strchr(v, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+      char a[64], b[64];
+      if (!c1 || !c2 || c1 - v >= 64 || c2 - c1 > 64)
+        return usage_error(cmd, "--retask: expected EVERY,FRACTION,ROUNDS, found \"%s\"", v);
+      snprintf(a, sizeof a, "%.*s", (int)(c1 - v), v);
+      snprintf(b, sizeof b, "%.*s", (int)(c2 - c1 - 1), c1 + 1);
+      if (parse_long(a, 1, 0x1fffffffffffffffLL, &every) < 0 ||
+          parse_double(b, 0, 1, &events.retask_fraction) < 0 ||
+          !(events.retask_fraction > 0) || parse_long(c2 + 1, 1, 1000000, &rounds) < 0)
+        return usage_error(cmd, "--retask: expected EVERY >= 1, 0 < FRACTION <= 1 and ROUNDS "
+                                ">= 1, found \"%s\"", v);
+      events.retask_every = every;
+      events.retask_rounds = (int32_t)rounds;
+      break;
+    }
+    case O_EVENTS:
+      events_path = v;
+      break;
+    case O_LIFELONG:
+      events.lifelong = 1;
       break;
     case O_STEPS:
       if (parse_long(v, 0, 0x7fffffffffffffffLL, &n) < 0)
@@ -1326,8 +1392,19 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
 
   mapf_grid *g = NULL;
   mapf_instance *inst = NULL;
+  if (events.retask_every && events_path)
+    return usage_error(cmd, "--retask and --events exclude each other: give one");
+  if (events.lifelong && (events.retask_every || events_path))
+    return usage_error(cmd, "--lifelong: goals come from the task sequence; not with events");
   int e = make_instance(cmd, &ia, &md, &g, &inst);
   if (e) {
+    free(md.env);
+    return e;
+  }
+  e = add_events(&events, events_path, g, inst, (uint64_t)ia.seed);
+  if (e) {
+    mapf_instance_free(inst);
+    mapf_grid_free(g);
     free(md.env);
     return e;
   }
@@ -1463,9 +1540,11 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
     } else {
       char pj[512];
       mapf_params_json(def, &pv, pj, sizeof pj);
+      /* events: only whether there were any, for the columns that print then. */
       farm_record rec = {.map = g->name, .agents = inst->n, .algorithm = def->name,
                          .params = pj, .seed = cfg.seed, .res = &res,
-                         .execution = mapf_algo_execution(def, execution)};
+                         .execution = mapf_algo_execution(def, execution),
+                         .events = inst->nretask > 0 ? "" : NULL, .lifelong = inst->lifelong};
       farm_columns_print(stdout, &rec);
     }
     mapf_result_clear(&res);

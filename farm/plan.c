@@ -26,6 +26,7 @@
 #include <strings.h>
 
 #include "algo.h"
+#include "events.h"
 #include "hash.h"
 #include "plan_int.h"
 #include "scen.h"
@@ -157,17 +158,8 @@ static void root_store(pctx *c, farm_plan *plan, const pnode *v, root_ctx *r) {
   kv f[1];
   farm__plan_walk_map(c, v, keys, 1, f, "store");
   if (!f[0].val) return;
-  const char *s = farm__plan_get_str(c, f[0].val, "agents");
-  if (!s) return;
-  /* YAML's spellings of a boolean, as a parameter takes them (farm/plan_algos.c). */
-  static const char *const words[] = {"false", "no", "off", "0", "true", "yes", "on", "1"};
-  for (int k = 0; k < 8; k++)
-    if (strcasecmp(s, words[k]) == 0) {
-      plan->store_agents = k >= 4;
-      return;
-    }
-  farm__plan_perr(c, f[0].val->line, f[0].val->col,
-                  "store: agents: expected true or false, found \"%s\"", s);
+  int on;
+  if (farm__plan_get_bool(c, f[0].val, "store: agents", &on) == 0) plan->store_agents = on;
 }
 
 /* The plan's top-level keys, in the order they are parsed (`defaults` before `algorithms`):
@@ -299,6 +291,9 @@ void farm_plan_free(farm_plan *p) {
     free(p->scens[i].scen_path);
     mapf_scen_free(p->scens[i].scen);
     free(p->scens[i].agents);
+    mapf_events_free(p->scens[i].events_file);
+    free(p->scens[i].events);
+    free(p->scens[i].events_key);
   }
   free(p->scens);
   for (int32_t i = 0; p->algos && i < p->nalgos; i++) {

@@ -89,6 +89,7 @@ int farm__plan_get_u64(pctx *c, const pnode *v, const char *key, uint64_t *out);
 int farm__plan_get_real(pctx *c, const pnode *v, const char *key, double min, double max,
                         double *out);
 const char *farm__plan_get_str(pctx *c, const pnode *v, const char *key);
+int farm__plan_get_bool(pctx *c, const pnode *v, const char *key, int *out);
 char *farm__plan_xstrdup(pctx *c, const char *s);
 void farm__plan_hint(const char *word, const char *const *names, int32_t n, char *buf,
                      size_t cap);

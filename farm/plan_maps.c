@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "algo.h"
+#include "events.h"
 #include "hash.h"
 #include "plan_int.h"
 #include "scen.h"
@@ -491,9 +493,117 @@ static void parse_scen_file(pctx *c, farm_scen_spec *ss, const pnode *file, cons
   ss->generator_key = farm__plan_xstrdup(c, text);
 }
 
+int farm_events_texts(farm_scen_spec *ss, const char *file) {
+  char shown[700] = "", key[200] = "";
+  if (ss->retask_every > 0) {
+    char fr[40];
+    mapf_format_real(ss->retask_fraction, MAPF_REAL_DIGITS, fr, sizeof fr);
+    snprintf(shown, sizeof shown, "retask every:%lld,fraction:%s,rounds:%d",
+             (long long)ss->retask_every, fr, (int)ss->retask_rounds);
+    snprintf(key, sizeof key, "events=%s\n", shown);
+  } else if (ss->events_file) {
+    /* Named by content, as a scenario file is: a moved file keeps its jobs' keys. */
+    const char *base = file ? strrchr(file, '/') : NULL;
+    snprintf(shown, sizeof shown, "file %s", base ? base + 1 : file ? file : ss->events_file->path);
+    snprintf(key, sizeof key, "events=file %016llx\n", (unsigned long long)ss->events_file->hash);
+  }
+  if (ss->lifelong) {
+    size_t k = strlen(key);
+    snprintf(key + k, sizeof key - k, "lifelong=1\n");
+  }
+  ss->events = shown[0] ? strdup(shown) : NULL;
+  ss->events_key = key[0] ? strdup(key) : NULL;
+  return (shown[0] && !ss->events) || (key[0] && !ss->events_key) ? MAPF_ENOMEM : MAPF_OK;
+}
+
+/* A scenario's `events` (ev) and `lifelong` (life) values (docs/events.md): fills the spec's
+ * event fields and the texts for results.events and the job key. */
+static void parse_events(pctx *c, farm_scen_spec *ss, const pnode *ev, const pnode *life,
+                         const char *dir, const farm_plan_opts *opts) {
+  static const char *const ev_keys[] = {"retask", "file"};
+  static const char *const rt_keys[] = {"every", "fraction", "rounds"};
+  char fbuf[80];
+  const char *file = NULL;
+  if (life && !farm__plan_bad(c, life) && farm__plan_get_bool(c, life, "lifelong", &ss->lifelong) == 0 &&
+      ss->lifelong && ev)
+    farm__plan_perr(c, life->line, life->col,
+                    "lifelong: an agent's goals come from its task sequence; not with events");
+  if (ev && !farm__plan_bad(c, ev)) {
+    ss->events_line = ev->line;
+    ss->events_col = ev->col;
+    kv f[2];
+    if (ev->kind != PN_MAP) {
+      farm__plan_perr(c, ev->line, ev->col, "events: expected a mapping (retask or file), found %s",
+                      FOUND(ev));
+      return;
+    }
+    farm__plan_walk_map(c, ev, ev_keys, 2, f, "events");
+    if (f[0].val && f[1].val) {
+      farm__plan_perr(c, f[1].key->line, f[1].key->col,
+                      "events: give retask (generated events) or file, not both");
+      return;
+    }
+    if (!f[0].val && !f[1].val) {
+      farm__plan_perr(c, ev->line, ev->col, "events: expected retask or file");
+      return;
+    }
+    if (f[0].val) {
+      const pnode *r = f[0].val;
+      if (farm__plan_bad(c, r)) return;
+      if (r->kind != PN_MAP) {
+        farm__plan_perr(c, r->line, r->col,
+                        "retask: expected a mapping (every, fraction, rounds), found %s",
+                        FOUND(r));
+        return;
+      }
+      kv g[3];
+      farm__plan_walk_map(c, r, rt_keys, 3, g, "retask");
+      long long every = 0, rounds = 0;
+      double fraction = 0;
+      for (int k = 0; k < 3; k++)
+        if (farm__plan_require(c, r, &g[k], rt_keys[k], "retask") < 0) return;
+      if (farm__plan_get_int(c, g[0].val, "every", 1, INT64_MAX / 4, &every) < 0 ||
+          farm__plan_get_real(c, g[1].val, "fraction", 0, 1, &fraction) < 0 ||
+          farm__plan_get_int(c, g[2].val, "rounds", 1, 1000000, &rounds) < 0)
+        return;
+      if (!(fraction > 0)) {
+        farm__plan_perr(c, g[1].val->line, g[1].val->col,
+                        "fraction: expected a share of the agents in (0, 1], found 0");
+        return;
+      }
+      ss->retask_every = every;
+      ss->retask_fraction = fraction;
+      ss->retask_rounds = (int32_t)rounds;
+    } else {
+      const char *rel = farm__plan_get_str(c, f[1].val, "file");
+      if (!rel) return;
+      char *path = resolve_file(c, f[1].val, dir, opts, "events file");
+      if (!path) return;
+      mapf_diag d;
+      memset(&d, 0, sizeof d);
+      if (mapf_events_load(path, &ss->events_file, &d) != MAPF_OK) {
+        char msg[1200];
+        mapf_diag_format(&d, msg, sizeof msg);
+        farm__plan_perr(c, f[1].val->line, f[1].val->col, "cannot load events: %s", msg);
+        free(path);
+        return;
+      }
+      free(path);
+      if (ss->events_file->n == 0) {
+        farm__plan_perr(c, f[1].val->line, f[1].val->col, "events file \"%s\" has no events",
+                        rel);
+        return;
+      }
+      file = rel;
+    }
+  }
+  if (farm_events_texts(ss, file) != MAPF_OK) farm__plan_perr_fatal_oom(c);
+}
+
 void farm__plan_parse_scenarios(pctx *c, farm_plan *plan, const pnode *v, const char *dir,
                                 const farm_plan_opts *opts) {
-  static const char *const keys[] = {"generator", "agents", "instances", "params", "file"};
+  static const char *const keys[] = {"generator", "agents", "instances", "params", "file",
+                                     "events", "lifelong"};
   const char *generators[64];
   int32_t ngen = mapf_scengen_count();
   for (int32_t i = 0; i < ngen && i < 63; i++) generators[i] = mapf_scengen_at(i)->name;
@@ -535,8 +645,9 @@ void farm__plan_parse_scenarios(pctx *c, farm_plan *plan, const pnode *v, const 
                       FOUND(it));
       continue;
     }
-    kv f[5];
-    farm__plan_walk_map(c, it, keys, 5, f, "scenario");
+    kv f[7];
+    farm__plan_walk_map(c, it, keys, 7, f, "scenario");
+    parse_events(c, ss, f[5].val, f[6].val, dir, opts);
     const char *gen = "random";
     if (f[0].val) {
       const pnode *g = f[0].val;
@@ -623,9 +734,10 @@ void farm__plan_parse_scenarios(pctx *c, farm_plan *plan, const pnode *v, const 
   int32_t n = 0;
   for (int32_t s = 0; s < plan->nscens; s++) {
     int32_t group = s;
-    const char *gk = plan->scens[s].generator_key;
+    const char *gk = plan->scens[s].generator_key, *ek = plan->scens[s].events_key;
     for (int32_t t = 0; t < s && gk; t++)
-      if (plan->scens[t].generator_key && strcmp(plan->scens[t].generator_key, gk) == 0) {
+      if (plan->scens[t].generator_key && strcmp(plan->scens[t].generator_key, gk) == 0 &&
+          !ek == !plan->scens[t].events_key && (!ek || !strcmp(plan->scens[t].events_key, ek))) {
         group = t;
         break;
       }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "plan_int.h"
 #include "suggest.h"
@@ -471,5 +472,20 @@ int farm__plan_require(pctx *c, const pnode *m, const kv *f, const char *name, c
     farm__plan_perr(c, m->line, m->col, "missing required key \"%s\" in %s", name, in);
   else
     farm__plan_perr(c, m->line, m->col, "missing required key \"%s\"", name);
+  return -1;
+}
+
+/* A boolean as YAML spells it (as a parameter takes them, farm/plan_algos.c), into *out.
+ * Returns 0, or -1 (reported). */
+int farm__plan_get_bool(pctx *c, const pnode *v, const char *key, int *out) {
+  const char *s = farm__plan_get_str(c, v, key);
+  if (!s) return -1;
+  static const char *const words[] = {"false", "no", "off", "0", "true", "yes", "on", "1"};
+  for (int k = 0; k < 8; k++)
+    if (strcasecmp(s, words[k]) == 0) {
+      *out = k >= 4;
+      return 0;
+    }
+  farm__plan_perr(c, v->line, v->col, "%s: expected true or false, found \"%s\"", key, s);
   return -1;
 }

@@ -179,6 +179,8 @@ void farm_job_record(const farm_space *sp, const farm_job *j, const char *label,
   r->limits = farm_algo_limits(plan, as);
   r->execution = farm_algo_execution(plan, as);
   r->connectivity = plan->connectivity;
+  r->events = plan->scens[j->scen].events;
+  r->lifelong = plan->scens[j->scen].lifelong;
   r->plan_index = j->index;
   r->grid = g;
   r->res = res;
@@ -207,7 +209,14 @@ void farm_run_job(const farm_space *sp, mapf_workspace *ws, const farm_job *j, m
   if (rc != MAPF_OK) {
     res->status = MAPF_STATUS_ERROR;
     res->agents = j->agents;
-    snprintf(res->message, sizeof res->message, "%.*s", (int)sizeof res->message - 1, d.msg);
+    /* With the place in the input when there is one (an events file's line), by the file's
+     * name alone: the stored row does not depend on where the plan was run. */
+    const char *base = strrchr(d.file, '/');
+    if (d.file[0] && d.line > 0)
+      snprintf(res->message, sizeof res->message, "%.200s:%d:%d: %.250s", base ? base + 1 : d.file,
+               d.line, d.col, d.msg);
+    else
+      snprintf(res->message, sizeof res->message, "%.*s", (int)sizeof res->message - 1, d.msg);
     return;
   }
   const farm_plan *plan = sp->plan;

@@ -71,7 +71,7 @@ extern const char farm_views_sql[];
 
 /* The columns of an agent row, and how many rows one INSERT of put_agents writes: a statement
  * per row cost twice what SQLite's work on the row itself does (binding, stepping, resetting). */
-#define AGENT_COLS 18
+#define AGENT_COLS 19
 #define AGENT_ROWS 16
 
 /* One value of an agent row: an integer, a real or NULL. */
@@ -172,7 +172,7 @@ static char *put_agents_sql(int32_t rows) {
                         "INSERT INTO agent_results (result_id, agent, start_x, start_y, goal_x, "
                         "goal_y, final_x, final_y, reached, completion_step, completion_seconds, "
                         "travel_distance, expansions, failed_moves, pushed, searches, "
-                        "optimal_distance, loops_done) VALUES ");
+                        "optimal_distance, loops_done, tasks_done) VALUES ");
   for (int32_t r = 0, k = 1; r < rows; r++) {
     sqlite3_str_appendall(str, r ? ", (" : "(");
     for (int32_t c = 0; c < AGENT_COLS; c++, k++)
@@ -704,6 +704,15 @@ static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST]
     "ALTER TABLE results ADD COLUMN solver_seconds REAL;",
     /* Version 9: the move set; every job before it ran on 8-connected grids. */
     "ALTER TABLE results ADD COLUMN connectivity INTEGER NOT NULL DEFAULT 8;",
+    /* Version 10: events and lifelong goals; no older job had them. */
+    "ALTER TABLE results ADD COLUMN events TEXT;"
+    "ALTER TABLE results ADD COLUMN lifelong INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE results ADD COLUMN retasks INTEGER;"
+    "ALTER TABLE results ADD COLUMN mean_retask_expansions REAL;"
+    "ALTER TABLE results ADD COLUMN max_event_step_seconds REAL;"
+    "ALTER TABLE results ADD COLUMN tasks_done INTEGER;"
+    "ALTER TABLE results ADD COLUMN throughput REAL;"
+    "ALTER TABLE agent_results ADD COLUMN tasks_done INTEGER;",
 };
 
 /* Schema version 4's limits and execution of rows that lack them (written by an older
@@ -1505,6 +1514,8 @@ static int put_agents(farm_store *st, const farm_record *r, int64_t id, mapf_dia
     set_int(&v[15], ag->searches);
     set_real(&v[16], ag->optimal_distance);
     set_int(&v[17], ag->loops_done);
+    v[18].type = SQLITE_NULL;
+    if (r->lifelong) set_int(&v[18], ag->tasks_done);
     if (++st->npending == AGENT_ROWS && flush_agents(st, err) < 0) return -1;
   }
   return 0;

@@ -21,7 +21,7 @@
 
 /* PRAGMA application_id of a mapfarm database ("mapf"), and the schema version. */
 #define FARM_APPLICATION_ID 0x6d617066
-#define FARM_SCHEMA_VERSION 9
+#define FARM_SCHEMA_VERSION 10
 /* The oldest version this mapfarm reads, and upgrades in place when it opens a file for
  * writing (every version from it to FARM_SCHEMA_VERSION). */
 #define FARM_SCHEMA_OLDEST 2
@@ -118,6 +118,8 @@ typedef struct farm_record {
   mapf_limits limits;      /* the plan's limits and execution rule (part of the key) */
   mapf_execution execution;
   int32_t connectivity;   /* the plan's: 8 or 4 */
+  const char *events;     /* the scenario's events as results.events shows them, or NULL */
+  int32_t lifelong;       /* the scenario's lifelong goals: 0 or 1 */
   int64_t plan_index;      /* the job's index in its plan (orders reports) */
   const mapf_grid *grid;   /* to turn cell ids into x, y in agent rows */
   const mapf_result *res;  /* res->agent may be NULL for an error row */

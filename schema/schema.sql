@@ -3,7 +3,7 @@
 -- This file is compiled into the binary (cmake/embed.cmake) and run once, in one transaction,
 -- when farm/store.c creates a database; views.sql follows it. farm/store.c then sets
 --   PRAGMA application_id = 0x6d617066  ("mapf", FARM_APPLICATION_ID in farm/store.h)
---   PRAGMA user_version   = 9           (FARM_SCHEMA_VERSION: bump it with any change here once
+--   PRAGMA user_version   = 10          (FARM_SCHEMA_VERSION: bump it with any change here once
 --                                          released. Version 1 keyed agent_results by job_key,
 --                                          and is refused, untouched. Version 2 lacked the
 --                                          columns marked "schema version 3" and the table
@@ -12,7 +12,7 @@
 --                                          version 5", version 5 that of version 6,
 --                                          version 6 that of version 7, version 7
 --                                          those of version 8, version 8 that of
---                                          version 9:
+--                                          version 9, version 9 those of version 10:
 --                                          farm/store.c adds them when it opens
 --                                          such a file for writing (upgrade_steps))
 -- and opens every connection with journal_mode=WAL and synchronous=NORMAL.
@@ -145,7 +145,18 @@ CREATE TABLE results (
   solver_seconds         REAL,           -- an external solver's own reported planning time;
                                          -- NULL for the built-in planners
   -- Added in schema version 9: every older job moved on 8-connected grids.
-  connectivity           INTEGER NOT NULL DEFAULT 8 -- the plan's `connectivity`: 8 or 4
+  connectivity           INTEGER NOT NULL DEFAULT 8, -- the plan's `connectivity`: 8 or 4
+  -- Added in schema version 10 (docs/events.md): no older job had events or lifelong goals.
+  events                 TEXT,           -- the scenario's events ("retask every:50,...",
+                                         -- "file NAME"); NULL: none
+  lifelong               INTEGER NOT NULL DEFAULT 0, -- 1: lifelong goals
+  retasks                INTEGER,        -- re-tasking events applied; NULL without events
+  mean_retask_expansions REAL,           -- per event, the agent's expansions until it next
+                                         -- moved: their mean; NULL without events
+  max_event_step_seconds REAL,           -- the longest planning of a step right after an
+                                         -- event or a new lifelong task
+  tasks_done             INTEGER,        -- lifelong goals: tasks finished; NULL otherwise
+  throughput             REAL            -- lifelong goals: tasks_done / steps; NULL otherwise
 );
 
 -- The reports group by map and label and list them in plan order (the smallest plan_index of
@@ -184,6 +195,8 @@ CREATE TABLE agent_results (
   optimal_distance   REAL,              -- shortest start-goal distance (.scen optimal_length,
                                         -- or A* for single-agent jobs); NULL if unknown
   loops_done         INTEGER,           -- patrol loops completed (0 for one-way problems)
+  -- Added in schema version 10:
+  tasks_done         INTEGER,           -- lifelong goals: tasks it finished; NULL otherwise
   PRIMARY KEY (result_id, agent)
 ) WITHOUT ROWID;
 

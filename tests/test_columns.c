@@ -74,7 +74,8 @@ Test(columns, merge_compares_every_column_but_the_local_renamable_and_timed_ones
       "message",      "finished_at",    "mean_completion_seconds",
       "mean_completion_seconds_capped", "wall_seconds",
       "planning_seconds",               "max_step_planning_seconds",
-      "setup_seconds",                  "solver_seconds"};
+      "setup_seconds",                  "solver_seconds",
+      "max_event_step_seconds"};
   int32_t n = (int32_t)(sizeof not_compared / sizeof not_compared[0]);
   int32_t compared = 0;
   for (int32_t i = 0; i < farm_ncolumns; i++) {
@@ -138,6 +139,9 @@ Test(columns, solve_prints_name_value_lines_in_table_order) {
   res.soc_lb = 20;                          /* known for an unsolved job too: shown */
   res.makespan_lb = 7;
   res.solver_seconds = NAN;                 /* a built-in planner: not shown */
+  res.mean_retask_expansions = NAN;         /* no events, no lifelong goals (as sim.c sets) */
+  res.max_event_step_seconds = NAN;
+  res.throughput = NAN;
   farm_record rec = {.map = "m.map", .agents = 4, .algorithm = "bmaa", .params = "{}",
                      .label = "never shown", .res = &res};
   char *buf = NULL;
@@ -153,6 +157,10 @@ Test(columns, solve_prints_name_value_lines_in_table_order) {
   res.mean_completion_work_at_limit = 0.0125;
   res.soc_lb = res.makespan_lb = -1; /* no bound (an error row's): not shown */
   res.solver_seconds = 0.5;
+  /* Lifelong goals: their count and throughput shown (retasks only with events). */
+  rec.lifelong = 1;
+  res.tasks_done = 12;
+  res.throughput = 0.12;
   fputs("--\n", f);
   farm_columns_print(f, &rec);
   fclose(f);
@@ -172,7 +180,8 @@ Test(columns, solve_prints_name_value_lines_in_table_order) {
            "--\n%sloops: 2\n"
            "loops_done: 5\nfailed_moves_per_loop: 0.5\ncoherence: 0.25\nsolved: 1\nsoc: 40\n"
            "makespan: 0\nmean_completion_steps_at_limit: 0\nwork_seconds: 0\n"
-           "mean_completion_work_at_limit: 0.0125\nsetup_seconds: 0\nsolver_seconds: 0.5\n",
+           "mean_completion_work_at_limit: 0.0125\nsetup_seconds: 0\nsolver_seconds: 0.5\n"
+           "tasks_done: 12\nthroughput: 0.12\n",
            common, common);
   cr_expect_str_eq(buf, want);
   free(buf);

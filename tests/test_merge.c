@@ -301,13 +301,16 @@ static void write_one_job(void) {
                      .planning_seconds = 1, .max_step_planning_seconds = 0.25,
                      .failed_moves = 6, .pushes = 1, .searches = 9, .deadlocks_broken = 2,
                      .loops = 2, .loops_done = 1, .failed_moves_per_loop = 1.5,
-                     .suboptimality = 1.25, .coherence = 0.75, .agent = ag};
+                     .suboptimality = 1.25, .coherence = 0.75, .retasks = 3,
+                     .mean_retask_expansions = 7.5, .max_event_step_seconds = 0.01,
+                     .tasks_done = 4, .throughput = 0.04, .agent = ag};
   snprintf(res.message, sizeof res.message, "a note");
   farm_record rec = {.job_key = "0123456789abcdef0123456789abcdef", .map = "tiny.map",
                      .map_hash = g->hash, .generator = "patrol", .agents = 2, .instance = 3,
                      .algorithm = "dm", .label = "DM", .params = "{\"alpha\":0.8}",
                      .seed = 0x1234, .limits = {100, 30, 5000},
                      .execution = MAPF_EXEC_SINGLE_PASS, .plan_index = 4, .grid = g,
+                     .events = "retask every:10,fraction:0.5,rounds:3", .lifelong = 1,
                      .res = &res};
   farm_store *st = NULL;
   cr_assert_eq(farm_store_open(path, FARM_STORE_CREATE, &st, &err), 0, "%s", err.msg);

@@ -1,0 +1,294 @@
+/* test_events_cli.c: events and lifelong goals as a user meets them (docs/events.md): plan keys
+ * and stored columns, results that depend on neither threads nor shards, replay, events files
+ * with their errors at FILE:LINE:COL, `solve --retask | --events | --lifelong`, and the
+ * upgrade of a schema 9 file. The simulator's side (every planner legal under events, the
+ * retarget rules) is tests/test_events.c. */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "store.h"
+#include "testutil.h"
+
+#ifndef MAPFARM_BINARY
+#error "MAPFARM_BINARY must name the mapfarm executable"
+#endif
+
+TEST_TMPDIR("events-cli");
+TestSuite(events_cli, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
+
+#define mapfarm(out, err, ...) test_mapfarm(tmpdir, NULL, out, err, __VA_ARGS__)
+
+static void data_path(char *buf, size_t n, const char *name) {
+  snprintf(buf, n, "%s/tests/data/cli/%s", MAPFARM_SOURCE_DIR, name);
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* tests/data/cli/events.yaml (every planner but external; the same instances plain, re-tasked
+ * by the generator, re-tasked from a file and lifelong) gives the same rows with 1 thread, 2,
+ * and as 3 shards merged; the event columns say what happened; events change neither the
+ * starts nor the first goals of the instances, only the keys. */
+Test(events_cli, a_plan_with_events_does_not_depend_on_threads_or_shards) {
+  char plan[512], db[3][512];
+  data_path(plan, sizeof plan, "events.yaml");
+  const char *sql[] = {
+      "SELECT job_key, events, lifelong, status, limit_hit, completion_rate, steps, expansions, "
+      "retasks, mean_retask_expansions, tasks_done, throughput, soc, solved FROM results "
+      "ORDER BY job_key",
+      "SELECT r.job_key, a.agent, a.goal_x, a.goal_y, a.final_x, a.final_y, a.completion_step, "
+      "a.travel_distance, a.tasks_done FROM agent_results a JOIN results r ON r.id = "
+      "a.result_id ORDER BY r.job_key, a.agent"};
+  test_same_on_threads_and_shards(tmpdir, "events", plan, 3, sql, 2, db);
+  const char *d = db[0];
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results"), 64);
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE status = 'error'"), 0);
+  /* Generated: 3 rounds of round(0.25 x 12) = 3 agents; the file: its 4 events. */
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE events = "
+                              "'retask every:15,fraction:0.25,rounds:3' AND retasks = 9"),
+               16);
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE events = 'file events.ev' "
+                              "AND retasks = 4"),
+               16);
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE events IS NOT NULL AND "
+                              "mean_retask_expansions IS NULL"),
+               0);
+  /* Without events none of their measures; lifelong runs to the step limit, finishing tasks. */
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE events IS NULL AND (retasks "
+                              "IS NOT NULL OR mean_retask_expansions IS NOT NULL)"),
+               0);
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE lifelong = 1 AND steps = 150 "
+                              "AND tasks_done > 12 AND abs(throughput - tasks_done / 150.0) < "
+                              "1e-12"),
+               16);
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE lifelong = 0 AND (tasks_done "
+                              "IS NOT NULL OR throughput IS NOT NULL)"),
+               0);
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results r WHERE lifelong = 1 AND tasks_done "
+                              "= (SELECT sum(tasks_done) FROM agent_results WHERE result_id = "
+                              "r.id)"),
+               16);
+  /* Re-tasked from the file: agent 7 of every job ends with the goal (1, 22) it was given. */
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM agent_results a JOIN results r ON r.id = "
+                              "a.result_id WHERE r.events = 'file events.ev' AND a.agent = 7 AND "
+                              "a.goal_x = 1 AND a.goal_y = 22"),
+               16);
+  /* The same instances in all four scenarios (starts; and goals where nothing re-tasked the
+   * agent), under four sets of keys. */
+  cr_assert_eq(test_db_int(d, "SELECT count(DISTINCT job_key) FROM results"), 64);
+  const char *starts = "SELECT r.instance, r.algorithm, a.agent, a.start_x, a.start_y FROM "
+                       "agent_results a JOIN results r ON r.id = a.result_id WHERE %s ORDER BY "
+                       "1, 2, 3";
+  char q[600];
+  snprintf(q, sizeof q, starts, "r.events IS NULL AND r.lifelong = 0");
+  char *plain = test_db_rows(d, q);
+  const char *others[] = {"r.events LIKE 'retask%'", "r.events LIKE 'file%'", "r.lifelong = 1"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(q, sizeof q, starts, others[i]);
+    char *o = test_db_rows(d, q);
+    cr_assert_str_eq(plain, o, "%s", others[i]);
+    free(o);
+  }
+  free(plain);
+}
+
+/* `replay` rebuilds an events job and a lifelong job from the stored plan text, events file
+ * included, and finds every deterministic column identical. */
+Test(events_cli, replay_reproduces_jobs_with_events_and_lifelong_goals) {
+  char plan[512], db[512], *out, *err;
+  data_path(plan, sizeof plan, "events.yaml");
+  snprintf(db, sizeof db, "%s/replay.db", tmpdir);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(err);
+  char *keys = test_db_rows(db, "SELECT min(job_key) FROM results WHERE events IS NOT NULL OR "
+                                "lifelong = 1 GROUP BY events, lifelong, algorithm IN ('pibt', "
+                                "'lacam')");
+  int n = 0;
+  for (char *k = strtok(keys, "\n"); k; k = strtok(NULL, "\n"), n++) {
+    cr_assert_eq(mapfarm(&out, &err, "replay %s --db '%s'", k, db), 0, "%s: %s%s", k, out, err);
+    cr_expect(strstr(out, "\nidentical to the stored result") != NULL, "%s: %s", k, out);
+    free(out);
+    free(err);
+  }
+  free(keys);
+  cr_assert_eq(n, 6);
+}
+
+/* A bad events file is refused at its own FILE:LINE:COL with exit 2, before any job runs, and
+ * an existing database is left exactly as it was. */
+Test(events_cli, bad_events_files_name_the_line_and_leave_the_database_alone) {
+  char plan[600], events[600], db[512], *out, *err;
+  snprintf(plan, sizeof plan, "%s/bad.yaml", tmpdir);
+  snprintf(events, sizeof events, "%s/bad.ev", tmpdir);
+  snprintf(db, sizeof db, "%s/bad.db", tmpdir);
+  /* Cell (22, 22) of this map is blocked (tests/data/cli/events.ev says which are free). */
+  write_file(plan, "name: bad\nmaps:\n  - generate: {kind: random, width: 24, height: 24, "
+                   "density: 0.1, seed: 3}\nscenarios:\n  - {generator: random, agents: [8, 12], "
+                   "events: {file: bad.ev}}\nalgorithms: [{name: bmaa}]\nlimits: {steps: 100}\n");
+  /* Agent 3 of the 12-agent instance has its goal at (1, 1): a job error, at the line. */
+  write_file(events, "5 retask 0 1 1\n");
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 1, "%s", err);
+  free(err);
+  char *msg = test_db_rows(db, "SELECT agents, status, message FROM results ORDER BY agents");
+  cr_assert_str_eq(msg, "8|ok|\n12|error|bad.ev:1:12: agent 0's new goal (1,1) is agent 3's "
+                        "goal at step 5\n");
+  free(msg);
+  write_file(events, "5 retask 0 21 2\n");
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --retry-failed", plan, db), 0, "%s", err);
+  free(err);
+  size_t len0;
+  char *before = test_slurp_file(db, &len0);
+  static const struct {
+    const char *text, *msg;
+  } bad[] = {
+      {"5 retask 0 21 2\n# an agent of the larger count only\n9 retask 8 2 2\n",
+       "bad.ev:3:10: error: unknown agent 8: the instance has 8 agents (0 to 7)"},
+      {"5 retask 0 21 2\n20 retask 1 22 22\n",
+       "bad.ev:2:13: error: goal (22,22) is a blocked cell of the map"},
+      {"5 retask 0 21 2\n7 retask 1 24 3\n", "bad.ev:2:12: error: goal (24,3) is outside the map"},
+      {"101 retask 0 1 1\n", "bad.ev:1:1: error: event at step 101 is past the step limit (100)"},
+      {"5 retask 0 1\n", "bad.ev:1:13: error: expected the new goal's y"},
+      {"5 block 0 1 1\n", "bad.ev:1:3: error: unknown event \"block\"; expected retask"},
+      {"0 retask 0 1 1\n", "bad.ev:1:1: error: expected a step (an integer >= 1)"},
+      {"5 retask 0 1 1 7\n", "bad.ev:1:16: error: unexpected text after the event"},
+      {"# nothing\n", "bad.yaml:5:57: error: events file \"bad.ev\" has no events"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    write_file(events, bad[i].text);
+    cr_assert_eq(mapfarm(&out, &err, "run '%s' --db '%s'", plan, db), 2, "%s", bad[i].text);
+    cr_expect(strstr(err, bad[i].msg) != NULL, "expected \"%s\" in: %s", bad[i].msg, err);
+    free(out);
+    free(err);
+    size_t len1;
+    char *after = test_slurp_file(db, &len1);
+    cr_assert(len0 == len1 && memcmp(before, after, len0) == 0, "the database changed: %s",
+              bad[i].text);
+    free(after);
+  }
+  free(before);
+  /* The plan's own mistakes about events, at the plan's line and column. */
+  write_file(plan, "name: bad\nmaps:\n  - generate: {kind: random, width: 24, height: 24, "
+                   "density: 0.1, seed: 3}\nscenarios:\n  - {generator: random, agents: 8, "
+                   "lifelong: true, events: {retask: {every: 5, fraction: 0.5, rounds: 2}}}\n"
+                   "  - {generator: random, agents: 8, events: {retask: {every: 5, fraction: 0, "
+                   "rounds: 2}}}\n  - {generator: random, agents: 8, events: {retask: {every: 5}}}"
+                   "\nalgorithms: [{name: bmaa}]\n");
+  cr_assert_eq(mapfarm(&out, &err, "expand '%s'", plan), 2);
+  cr_expect(strstr(err, "bad.yaml:5:46: error: lifelong: an agent's goals come from its task "
+                        "sequence; not with events") != NULL,
+            "%s", err);
+  cr_expect(strstr(err, "bad.yaml:6:74: error: fraction: expected a share of the agents in "
+                        "(0, 1], found 0") != NULL,
+            "%s", err);
+  cr_expect(strstr(err, "bad.yaml:7:53: error: missing required key \"fraction\" in retask") !=
+                NULL,
+            "%s", err);
+  free(out);
+  free(err);
+}
+
+/* `solve --retask`, `--events` and `--lifelong` make the instance a plan's scenario makes, and
+ * print the measures of such runs; a bad events file is exit 2 at its line and column. */
+Test(events_cli, solve_takes_retask_events_and_lifelong_options) {
+  char events[600], map[600], *out, *err;
+  /* A 16 x 16 room with a wall across it, open at both ends: cell (3, 8) is blocked. */
+  snprintf(map, sizeof map, "%s/room.map", tmpdir);
+  char text[400] = "type octile\nheight 16\nwidth 16\nmap\n";
+  for (int y = 0; y < 16; y++)
+    strcat(text, y == 8 ? "..@@@@@@@@@@@@..\n" : "................\n");
+  write_file(map, text);
+  char inst[800];
+  snprintf(inst, sizeof inst, "solve --map '%s' --generator random --agents 20 --seed 3 --algo "
+                              "pibt --steps 300", map);
+  const char *maps = tmpdir;
+  cr_assert_eq(mapfarm(&out, &err, "%s --maps '%s' --retask 20,0.25,3", inst, maps), 0, "%s", err);
+  cr_expect_eq(test_metric(out, "retasks"), 15.0, "%s", out);
+  cr_expect(strstr(out, "mean_retask_expansions: ") != NULL, "%s", out);
+  cr_expect(strstr(out, "tasks_done") == NULL, "%s", out);
+  free(out);
+  free(err);
+  cr_assert_eq(mapfarm(&out, &err, "%s --maps '%s' --lifelong", inst, maps), 0, "%s", err);
+  cr_expect_eq(test_metric(out, "steps"), 300.0, "%s", out);
+  cr_expect_gt(test_metric(out, "tasks_done"), 20.0, "%s", out);
+  cr_expect_float_eq(test_metric(out, "throughput"), test_metric(out, "tasks_done") / 300.0,
+                     1e-5, "%s", out);
+  cr_expect(strstr(out, "retasks") == NULL, "%s", out);
+  free(out);
+  free(err);
+  snprintf(events, sizeof events, "%s/s.ev", tmpdir);
+  write_file(events, "10 retask 2 0 0\n12 retask 5 15 15\n");
+  cr_assert_eq(mapfarm(&out, &err, "%s --maps '%s' --events '%s'", inst, maps, events), 0, "%s",
+               err);
+  cr_expect_eq(test_metric(out, "retasks"), 2.0, "%s", out);
+  free(out);
+  free(err);
+  write_file(events, "10 retask 2 0 0\n12 retask 5 3 8\n");
+  cr_assert_eq(mapfarm(&out, &err, "%s --maps '%s' --events '%s'", inst, maps, events), 2);
+  cr_expect(strstr(err, "s.ev:2:13: error: goal (3,8) is a blocked cell of the map") != NULL,
+            "%s", err);
+  free(out);
+  free(err);
+  write_file(events, "10 retask 2 0 0\n12 retask 25 1 0\n");
+  cr_assert_eq(mapfarm(&out, &err, "%s --maps '%s' --events '%s'", inst, maps, events), 2);
+  cr_expect(strstr(err, "s.ev:2:11: error: unknown agent 25: the instance has 20 agents") != NULL,
+            "%s", err);
+  free(out);
+  free(err);
+  cr_assert_eq(mapfarm(&out, &err, "%s --maps '%s' --retask 20,1.5,3", inst, maps), 2);
+  cr_expect(strstr(err, "--retask: expected EVERY >= 1, 0 < FRACTION <= 1") != NULL, "%s", err);
+  free(out);
+  free(err);
+  cr_assert_eq(mapfarm(&out, &err, "%s --maps '%s' --retask 20,0.5,3 --lifelong", inst, maps), 2);
+  cr_expect(strstr(err, "--lifelong: goals come from the task sequence") != NULL, "%s", err);
+  free(out);
+  free(err);
+}
+
+/* A file of schema version 9 is upgraded to version 10 when a run opens it for writing: its
+ * row has no events (NULL) and is not lifelong (0); the new rows have theirs. */
+Test(events_cli, a_schema_9_file_gets_the_event_columns_of_version_10) {
+  char db[512], plan[512], sql[800], *err;
+  snprintf(db, sizeof db, "%s/v9.db", tmpdir);
+  snprintf(sql, sizeof sql, "%s/tests/data/schema-v9.sql", MAPFARM_SOURCE_DIR);
+  char *schema = test_slurp_text(sql);
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(h, schema, NULL, NULL, NULL), SQLITE_OK);
+  free(schema);
+  cr_assert_eq(
+      sqlite3_exec(h,
+                   "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 9;"
+                   "INSERT INTO results (id, job_key, map, map_hash, generator, agents, instance, "
+                   "algorithm, label, params, seed, status, limit_hit, completed, finished_at) "
+                   "VALUES (1, '0123456789abcdef0123456789abcde1', 'm', '0000000000000001', "
+                   "'random', 2, 0, 'bmaa', 'B', '{}', '0000000000000002', 'ok', '', 2, 't');"
+                   "INSERT INTO agent_results (result_id, agent, start_x, start_y, goal_x, goal_y, "
+                   "reached) VALUES (1, 0, 0, 0, 1, 1, 1);",
+                   NULL, NULL, NULL),
+      SQLITE_OK);
+  sqlite3_close(h);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM pragma_table_info('results') WHERE name IN "
+                               "('events', 'lifelong', 'retasks', 'tasks_done', 'throughput')"),
+               0);
+  data_path(plan, sizeof plan, "events.yaml");
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(err);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id = 1 AND events IS NULL AND "
+                               "lifelong = 0 AND retasks IS NULL AND tasks_done IS NULL"),
+               1);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM agent_results WHERE result_id = 1 AND "
+                               "tasks_done IS NULL"),
+               1);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id > 1 AND lifelong = 1 AND "
+                               "tasks_done > 0"),
+               16);
+  char *check = test_db_rows(db, "PRAGMA integrity_check");
+  cr_assert_str_eq(check, "ok\n");
+  free(check);
+}
