@@ -157,6 +157,42 @@ void mapf__dist_trim(mapf__dist_cache *c, size_t budget) {
   }
 }
 
+static int by_address(const void *x, const void *y) {
+  uintptr_t a = (uintptr_t)*(const uint32_t *const *)x, b = (uintptr_t)*(const uint32_t *const *)y;
+  return (a > b) - (a < b);
+}
+
+int mapf__dist_release(mapf__dist_cache *c, const uint32_t *const *held, int32_t n,
+                       size_t budget) {
+  if (c->bytes <= budget) return 0;
+  const uint32_t **h = malloc((size_t)(n > 0 ? n : 1) * sizeof *h);
+  if (!h) return -1;
+  int32_t m = 0;
+  for (int32_t i = 0; i < n; i++)
+    if (held[i]) h[m++] = held[i];
+  qsort(h, (size_t)m, sizeof *h, by_address);
+  int32_t k = 0;
+  size_t kept = 0;
+  for (int32_t i = 0; i < c->n; i++) {
+    const uint32_t *d = c->e[i].d;
+    if (bsearch(&d, h, (size_t)m, sizeof *h, by_address)) {
+      kept += (size_t)c->e[i].size * sizeof *d;
+      c->e[k++] = c->e[i];
+    } else {
+      free(c->e[i].d);
+    }
+  }
+  free(h);
+  c->n = k;
+  c->bytes = kept;
+  if (reindex(c) < 0) { /* no index (a lookup then misses); the next table rebuilds it */
+    free(c->slot);
+    c->slot = NULL;
+    c->nslot = 0;
+  }
+  return 0;
+}
+
 void mapf__dist_free(mapf__dist_cache *c) {
   for (int32_t i = 0; i < c->n; i++) free(c->e[i].d);
   free(c->e);

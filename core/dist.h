@@ -59,6 +59,14 @@ int mapf__dist_begin(mapf__dist_cache *c, const mapf_grid *g);
  * mapf__dist_free. */
 const uint32_t *mapf__dist_get(mapf__dist_cache *c, const mapf_grid *g, int32_t goal);
 
+/* Within a run whose targets keep changing (events, lifelong goals: a new table a task, so a
+ * long run would hold thousands): when more than budget bytes are held, drops every
+ * table but the n in held[] (the tables the run's agents point to now; NULL entries skipped).
+ * A dropped table is searched again if its goal comes back, with the same numbers, so results
+ * do not change. Returns 0, or -1 when out of memory (nothing dropped). */
+int mapf__dist_release(mapf__dist_cache *c, const uint32_t *const *held, int32_t n,
+                       size_t budget);
+
 /* Ends a run: drops the least recently used tables until at most budget bytes are held. */
 void mapf__dist_trim(mapf__dist_cache *c, size_t budget);
 

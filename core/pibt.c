@@ -459,11 +459,17 @@ static int pibt_plan(mapf__sim *sim, void *state) {
   int32_t n = P->n;
   /* New targets (events, lifelong goals): their tables, searched now if not cached, so the
    * set-up counts in this step's planning time, the frame it delays. */
-  for (int32_t a = 0; P->refetch > 0 && a < n; a++)
-    if (!P->cur[a]) {
-      if (!(P->cur[a] = mapf__dist_get(sim->dist, sim->grid, sim->goal[a]))) return MAPF_ENOMEM;
-      P->refetch--;
-    }
+  if (P->refetch > 0) {
+    /* Tables of targets no agent has any more go when the cache is full, before the new
+     * ones are made: a long lifelong run keeps about one table an agent. */
+    if (mapf__dist_release(sim->dist, P->cur, n, MAPF_DIST_CACHE_BYTES) < 0) return MAPF_ENOMEM;
+    for (int32_t a = 0; P->refetch > 0 && a < n; a++)
+      if (!P->cur[a]) {
+        if (!(P->cur[a] = mapf__dist_get(sim->dist, sim->grid, sim->goal[a])))
+          return MAPF_ENOMEM;
+        P->refetch--;
+      }
+  }
   if (update_priorities(sim, P) != MAPF_OK) return MAPF_ENOMEM;
   int32_t roots = 0;
   for (int32_t i = 0; i < n; i++) {

@@ -416,6 +416,39 @@ Test(pibt, the_cache_drops_the_least_recently_used_tables_past_its_budget) {
   mapf_grid_free(g);
 }
 
+/* Within a run (events, lifelong goals), past its budget the cache keeps only the tables the
+ * agents hold: those stay where they were, the others go, and one asked for again is the same
+ * table as before. Under the budget nothing goes. */
+Test(pibt, a_run_past_the_budget_keeps_only_the_tables_its_agents_hold) {
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 40, 40, 0.2, 1, 7);
+  mapf__dist_cache c = {0};
+  cr_assert_eq(mapf__dist_begin(&c, g), 0);
+  const uint32_t *held[6];
+  int32_t goals[6];
+  for (int k = 0; k < 6; k++) {
+    goals[k] = g->usable[k * 97];
+    cr_assert_not_null(held[k] = mapf__dist_get(&c, g, goals[k]));
+  }
+  size_t table = (size_t)g->component_size[g->component[goals[0]]] * sizeof(uint32_t);
+  uint32_t *copy = malloc(table);
+  memcpy(copy, held[1], table);
+  cr_assert_eq(mapf__dist_release(&c, held, 6, 6 * table), 0);
+  cr_assert_eq(c.n, 6, "under the budget nothing goes");
+  /* Agents now hold the tables of goals 0 and 3 (and one NULL: a table is due). */
+  const uint32_t *now[3] = {held[3], NULL, held[0]};
+  cr_assert_eq(mapf__dist_release(&c, now, 3, 2 * table), 0);
+  cr_assert_eq(c.n, 2);
+  cr_assert_eq(c.bytes, 2 * table);
+  cr_assert_eq(mapf__dist_get(&c, g, goals[3]), held[3], "a held table stays where it was");
+  cr_assert_eq(mapf__dist_get(&c, g, goals[0]), held[0]);
+  const uint32_t *again = mapf__dist_get(&c, g, goals[1]);
+  cr_assert_eq(memcmp(again, copy, table), 0);
+  cr_assert_eq(c.n, 3);
+  free(copy);
+  mapf__dist_free(&c);
+  mapf_grid_free(g);
+}
+
 /* Tables are kept per map: another map of the same size with the same goal cell gets its own
  * table, the one a fresh cache makes, and the first map's table is still found after it. */
 Test(pibt, the_cache_keeps_each_maps_tables_apart) {

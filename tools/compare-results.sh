@@ -23,6 +23,7 @@ command -v sqlite3 >/dev/null || { echo "compare-results.sh: needs the sqlite3 s
 # Columns that measure time or are local to a file: never compared.
 skip="'id','run_id','result_id','wall_seconds','planning_seconds','max_step_planning_seconds',\
 'setup_seconds','solver_seconds','mean_completion_seconds','mean_completion_seconds_capped',\
+'max_event_step_seconds',\
 'completion_seconds','finished_at'"
 sql() { sqlite3 -readonly -batch -noheader "file:$1?mode=ro" "$2"; }
 attach="attach 'file:$1?mode=ro' as a; attach 'file:$2?mode=ro' as b;"
