@@ -350,3 +350,120 @@ int mapf_events_apply(const mapf_events_file *f, const mapf_grid *g, mapf_instan
   }
   return rc;
 }
+
+/* ---- task lists (events.h; docs/robot-runners.md) ------------------------------------- */
+
+int mapf_tasks_begin(mapf_tasks *t, const mapf_instance *inst) {
+  t->next = 0;
+  t->idle = NULL;
+  if (!inst->task) return MAPF_OK;
+  int32_t n = inst->n;
+  t->idle = calloc((size_t)(n > 0 ? n : 1), 1);
+  if (!t->idle) return MAPF_ENOMEM;
+  for (int32_t a = 0; a < n; a++) t->idle[a] = mapf_tasks_first(inst, a) < 0;
+  /* Greedy deals task a to agent a first (the League's start: agents in order, each taking the
+   * next task of the list). */
+  if (inst->task_rule == MAPF_TASKS_GREEDY) t->next = n < inst->ntask ? n : inst->ntask;
+  return MAPF_OK;
+}
+
+void mapf_tasks_end(mapf_tasks *t) {
+  free(t->idle);
+  t->idle = NULL;
+}
+
+int32_t mapf_tasks_first(const mapf_instance *inst, int32_t a) {
+  if (inst->task_rule == MAPF_TASKS_ROUNDROBIN) return inst->task[a % inst->ntask];
+  return a < inst->ntask ? inst->task[a] : -1;
+}
+
+int32_t mapf_tasks_next(mapf_tasks *t, const mapf_grid *g, const mapf_instance *inst, int32_t a,
+                        int64_t *done, int32_t current) {
+  if (!inst->task) return mapf_lifelong_task(g, inst->task_seed, a, *done, current);
+  int64_t m = inst->ntask, n = inst->n, k = *done;
+  /* k: the agent's task counter, its next task's number from 0 (one task revealed at a time,
+   * so the tasks it has finished). */
+  for (int64_t tries = 0;; tries++, k++) {
+    int64_t i = -1;
+    switch (inst->task_rule) {
+    case MAPF_TASKS_GREEDY:
+      if (t->next < m) i = t->next++;
+      break;
+    case MAPF_TASKS_ROUNDROBIN:
+      /* (k n + a) mod m without overflow (m < 2^31). Its turn repeats after at most m tasks: a
+       * turn that is all `current` leaves it nowhere to go. */
+      if (tries < m) i = ((k % m) * (n % m) + a) % m;
+      break;
+    default: /* MAPF_TASKS_ROUNDROBIN_FIXED: task k n + a while there is one */
+      if (a < m && k <= (m - 1 - a) / n) i = k * n + a;
+      break;
+    }
+    if (i < 0) {
+      t->idle[a] = 1;
+      if (inst->task_rule != MAPF_TASKS_ROUNDROBIN) *done = k;
+      return -1;
+    }
+    if (inst->task[i] != current) {
+      *done = k;
+      return inst->task[i];
+    }
+  }
+}
+
+static int64_t gcd64(int64_t x, int64_t y) {
+  while (y) {
+    int64_t r = x % y;
+    x = y;
+    y = r;
+  }
+  return x;
+}
+
+int64_t mapf_tasks_unreachable(const mapf_grid *g, const mapf_instance *inst, int32_t *agent) {
+  const int32_t *comp = g->component, *task = inst->task, *start = inst->start;
+  int64_t m = inst->ntask;
+  int32_t n = inst->n;
+  if (!task || n == 0) return -1;
+  switch (inst->task_rule) {
+  case MAPF_TASKS_GREEDY: {
+    /* Task i < n is agent i's first; with more tasks than agents, any agent may take any later
+     * one. other: an agent outside agent 0's component, if there is one. */
+    int32_t other = 0;
+    for (int32_t a = 1; m > n && a < n && !other; a++)
+      if (comp[start[a]] != comp[start[0]]) other = a;
+    for (int64_t i = 0; i < m; i++) {
+      int32_t b = i < n                              ? (int32_t)i
+                  : comp[task[i]] != comp[start[0]] ? 0
+                                                     : other;
+      if (comp[task[i]] != comp[start[b]]) {
+        *agent = b;
+        return i;
+      }
+    }
+    return -1;
+  }
+  case MAPF_TASKS_ROUNDROBIN: {
+    /* Agent a's turn is every task i = a (mod q), q = gcd(n, m); agent r < q stands for its
+     * class, then each other agent of it must share r's component. */
+    int64_t q = gcd64(n, m);
+    for (int64_t i = 0; i < m; i++)
+      if (comp[task[i]] != comp[start[i % q]]) {
+        *agent = (int32_t)(i % q);
+        return i;
+      }
+    for (int32_t a = (int32_t)q; a < n; a++)
+      if (comp[start[a]] != comp[start[a % q]]) {
+        *agent = a;
+        return a % m; /* its first task, in agent a % q's component */
+      }
+    return -1;
+  }
+  default: /* MAPF_TASKS_ROUNDROBIN_FIXED: task i is agent i mod n's */
+    for (int64_t i = 0; i < m; i++)
+      if (comp[task[i]] != comp[start[i % n]]) {
+        *agent = (int32_t)(i % n);
+        return i;
+      }
+    return -1;
+  }
+}

@@ -1,5 +1,6 @@
 /* events.h: scenario events and lifelong goals (docs/choices.md, Events): the re-tasking
- * generator and the task sequences of lifelong runs.
+ * generator and the task sequences of lifelong runs, drawn or from a task list
+ * (docs/robot-runners.md).
  *
  * Events are part of the problem, not of the algorithm: every draw comes from a seed derived
  * from the instance (never from the algorithm's seed), so every algorithm of a plan meets the
@@ -66,5 +67,37 @@ int mapf_events_check(const mapf_events_file *f, const mapf_grid *g, int32_t age
  * inst->n agents and no step limit first). Returns MAPF_OK, MAPF_EINVAL or MAPF_ENOMEM. */
 int mapf_events_apply(const mapf_events_file *f, const mapf_grid *g, mapf_instance *inst,
                       mapf_diag *d);
+
+/* Who gets which task of a lifelong run (mapf_instance.task, task_rule), as the run goes: one
+ * per run, between mapf_tasks_begin and mapf_tasks_end. */
+typedef struct mapf_tasks {
+  int64_t next;  /* greedy: the list's first task no agent has taken */
+  uint8_t *idle; /* per agent, under a list: 1 once the list has no task left for it; or NULL */
+} mapf_tasks;
+
+/* Starts t for a run of inst: agents the rule deals no first task are idle. MAPF_OK or
+ * MAPF_ENOMEM. */
+int mapf_tasks_begin(mapf_tasks *t, const mapf_instance *inst);
+void mapf_tasks_end(mapf_tasks *t);
+
+/* Whether agent a has no task left (it stays where it is, on its last goal). */
+static inline int mapf_tasks_idle(const mapf_tasks *t, int32_t a) { return t->idle && t->idle[a]; }
+
+/* Agent a's first task under inst's list (its instance goal), or -1 when the rule deals it
+ * none (greedy and roundrobin_fixed lists shorter than the team). */
+int32_t mapf_tasks_first(const mapf_instance *inst, int32_t a);
+
+/* Agent a, standing on `current`, has just finished a task, the *done-th it finished (counting
+ * it). Returns its next goal. Without a list: mapf_lifelong_task(g, inst->task_seed, a, *done,
+ * current). With one, the next task the rule deals it; a task on `current` itself is finished
+ * at once (one more in *done) and the next one dealt. -1 when the list has none left for it
+ * (or, round-robin, when every task of its turn is `current`): it is then idle. */
+int32_t mapf_tasks_next(mapf_tasks *t, const mapf_grid *g, const mapf_instance *inst, int32_t a,
+                        int64_t *done, int32_t current);
+
+/* A task of inst's list (the lowest index for a task the rule deals to one agent only) that an
+ * agent the rule may deal it to cannot reach from its start (other components of g), with that
+ * agent in *agent; -1 when there is none. Cells must be passable cells of g. */
+int64_t mapf_tasks_unreachable(const mapf_grid *g, const mapf_instance *inst, int32_t *agent);
 
 #endif

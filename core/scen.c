@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "rng.h"
 
 mapf_instance *mapf_instance_new(int32_t n) {
@@ -29,6 +30,7 @@ void mapf_instance_free(mapf_instance *inst) {
   free(inst->goal);
   free(inst->optimal);
   free(inst->retask);
+  free(inst->task);
   free(inst);
 }
 
@@ -95,10 +97,12 @@ static int32_t first_duplicate(const int32_t *cells, int32_t n, int32_t *earlier
 }
 
 /* Checks every rule of an instance in agent order: cells inside g and passable, goal in the
- * start's component; then starts distinct and goals distinct. lines (may be NULL) gives the
- * scenario line of each agent for messages. Returns MAPF_OK, MAPF_EINVAL or MAPF_ENOMEM. */
+ * start's component; then starts distinct and, when distinct_goals, goals distinct. lines (may
+ * be NULL) gives the scenario line of each agent for messages. Returns MAPF_OK, MAPF_EINVAL or
+ * MAPF_ENOMEM. */
 static int check_agents(const int32_t *start, const int32_t *goal, int32_t n,
-                        const mapf_grid *g, const int32_t *lines, mapf_diag *d) {
+                        const mapf_grid *g, const int32_t *lines, int distinct_goals,
+                        mapf_diag *d) {
   char who[96];
   for (int32_t i = 0; i < n; i++) {
     int line = lines ? lines[i] : 0;
@@ -123,7 +127,7 @@ static int check_agents(const int32_t *start, const int32_t *goal, int32_t n,
                            (int)mapf_grid_y(g, goal[i]), (int)mapf_grid_x(g, start[i]),
                            (int)mapf_grid_y(g, start[i]), g->name);
   }
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 1 + (distinct_goals != 0); k++) {
     const int32_t *cells = k == 0 ? start : goal;
     int32_t j = -1;
     int32_t i = first_duplicate(cells, n, &j);
@@ -195,13 +199,59 @@ static int check_events(const mapf_instance *inst, const mapf_grid *g, mapf_diag
   return rc;
 }
 
+/* A task list's rules (scen.h): lifelong only, at least one task, a known rule, every task a
+ * passable cell that the agents it may go to can reach, each goal its agent's first task. */
+static int check_tasks(const mapf_instance *inst, const mapf_grid *g, mapf_diag *d) {
+  if (!inst->task && inst->ntask == 0) return MAPF_OK;
+  if (!inst->lifelong)
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "a task list is for lifelong goals");
+  if (!inst->task || inst->ntask < 1 || inst->ntask > INT32_MAX)
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                         "a task list holds 1 to %d tasks, not %lld", (int)INT32_MAX,
+                         (long long)inst->ntask);
+  if (inst->task_rule < 0 || inst->task_rule >= MAPF_TASK_RULES)
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "task_rule: no rule %d",
+                         (int)inst->task_rule);
+  for (int64_t i = 0; i < inst->ntask; i++) {
+    int32_t c = inst->task[i];
+    if (c < 0 || c >= g->ncells)
+      return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                           "task %lld: cell %d is outside the map %s (%d x %d, %d cells)",
+                           (long long)i, (int)c, g->name, g->width, g->height, g->ncells);
+    if (!g->passable[c])
+      return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                           "task %lld: (%d,%d) is on a blocked cell of map %s", (long long)i,
+                           (int)mapf_grid_x(g, c), (int)mapf_grid_y(g, c), g->name);
+  }
+  int32_t a = -1;
+  int64_t i = mapf_tasks_unreachable(g, inst, &a);
+  if (i >= 0)
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                         "task %lld (%d,%d) is not reachable from agent %d's start (%d,%d) on "
+                         "map %s",
+                         (long long)i, (int)mapf_grid_x(g, inst->task[i]),
+                         (int)mapf_grid_y(g, inst->task[i]), (int)a,
+                         (int)mapf_grid_x(g, inst->start[a]), (int)mapf_grid_y(g, inst->start[a]),
+                         g->name);
+  for (a = 0; a < inst->n; a++) {
+    int32_t first = mapf_tasks_first(inst, a), want = first >= 0 ? first : inst->start[a];
+    if (inst->goal[a] != want)
+      return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                           "agent %d: goal (%d,%d) is not %s (%d,%d)", (int)a,
+                           (int)mapf_grid_x(g, inst->goal[a]), (int)mapf_grid_y(g, inst->goal[a]),
+                           first >= 0 ? "its first task" : "its start (the list deals it no task)",
+                           (int)mapf_grid_x(g, want), (int)mapf_grid_y(g, want));
+  }
+  return MAPF_OK;
+}
+
 int mapf_instance_check(const mapf_instance *inst, const mapf_grid *g, mapf_diag *d) {
   if (inst->n < 0)
     return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "instance has %d agents", (int)inst->n);
   if (inst->loops < 0)
     return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "loops: expected an integer >= 0, found %d",
                          (int)inst->loops);
-  int rc = check_agents(inst->start, inst->goal, inst->n, g, NULL, d);
+  int rc = check_agents(inst->start, inst->goal, inst->n, g, NULL, !inst->task, d);
   /* A patrol between a cell and itself has no loop to count. */
   for (int32_t i = 0; rc == MAPF_OK && inst->loops > 0 && i < inst->n; i++)
     if (inst->start[i] == inst->goal[i])
@@ -210,6 +260,7 @@ int mapf_instance_check(const mapf_instance *inst, const mapf_grid *g, mapf_diag
                          (int)i, (int)inst->loops, (int)mapf_grid_x(g, inst->start[i]),
                          (int)mapf_grid_y(g, inst->start[i]));
   if (rc == MAPF_OK) rc = check_events(inst, g, d);
+  if (rc == MAPF_OK) rc = check_tasks(inst, g, d);
   return rc;
 }
 
@@ -250,7 +301,7 @@ int mapf_instance_from_scen(const mapf_scen *s, const mapf_grid *g, int32_t firs
       }
     }
   }
-  if (!err) err = check_agents(inst->start, inst->goal, n, g, lines, d);
+  if (!err) err = check_agents(inst->start, inst->goal, n, g, lines, 1, d);
   free(lines);
   /* The file's optimal lengths, for the suboptimality metric: octile lengths, so not under 4
    * moves, where they are left unknown (a single agent's is computed: mapf_astar_fill_optimal). */

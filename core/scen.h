@@ -80,7 +80,23 @@ typedef struct mapf_instance {
    * task_seed), and the run goes on to the step limit. Not with loops or retask. */
   int32_t lifelong;
   uint64_t task_seed;
+  /* A task list for lifelong goals (docs/robot-runners.md) in place of task_seed's draws; NULL
+   * and 0: none. ntask >= 1 cells, dealt to the agents by task_rule (mapf_tasks_next, events.h);
+   * goal[a] is agent a's first task, or its start when the rule deals it none. Goals need not be
+   * distinct then, as tasks need not be. Owned. */
+  int32_t *task;
+  int64_t ntask;
+  int32_t task_rule; /* a mapf_task_rule */
 } mapf_instance;
+
+/* How a task list is dealt out: the League of Robot Runners 2023's taskAssignmentStrategy (one
+ * task revealed at a time). Ties (agents done at one step) go in agent order. */
+typedef enum mapf_task_rule {
+  MAPF_TASKS_GREEDY,           /* an agent done with a task takes the list's first untaken one */
+  MAPF_TASKS_ROUNDROBIN,       /* agent a's task k (from 0) is task (k n + a) mod ntask: endless */
+  MAPF_TASKS_ROUNDROBIN_FIXED, /* the same without wrapping round: the list ends */
+  MAPF_TASK_RULES
+} mapf_task_rule;
 
 /* Returns an instance with room for n agents (arrays uninitialised, loops 0), or NULL. */
 mapf_instance *mapf_instance_new(int32_t n);
@@ -89,8 +105,10 @@ void mapf_instance_free(mapf_instance *inst);
 
 /* Checks that inst is valid on g: cells inside and passable, starts distinct, goals distinct,
  * each goal reachable from its start; loops >= 0, and with loops >= 1 no goal on its own
- * agent's start. Returns MAPF_OK or MAPF_EINVAL with the first problem (naming the agent)
- * in d. */
+ * agent's start. A task list (lifelong only): every task a passable cell that every agent the
+ * rule may deal it to can reach, each goal its agent's first task, goals not necessarily
+ * distinct. Returns MAPF_OK or MAPF_EINVAL with the first problem (naming the agent or the
+ * task, from 0) in d. */
 int mapf_instance_check(const mapf_instance *inst, const mapf_grid *g, mapf_diag *d);
 
 /* Builds an instance from entries first .. first+n-1 of s (the MAPF benchmark convention: the

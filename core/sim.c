@@ -907,6 +907,12 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   sim.max_expansions = cfg->limits.expansions;
   sim.work = cfg->algo->work;
   sim.max_work_ns = cfg->limits.work * 1e9;
+  /* Lifelong goals: who gets which task of a task list (events.h). */
+  mapf_tasks tasks;
+  if (mapf_tasks_begin(&tasks, inst) != MAPF_OK) {
+    fail(res, d, MAPF_ENOMEM, NULL);
+    return MAPF_ENOMEM;
+  }
   events ev = {0};
   if (inst->nretask > 0) {
     ev.waiting = calloc((size_t)n, sizeof *ev.waiting);
@@ -914,16 +920,20 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     if (!ev.waiting || !ev.exp0) {
       free(ev.waiting);
       free(ev.exp0);
+      mapf_tasks_end(&tasks);
       fail(res, d, MAPF_ENOMEM, NULL);
       return MAPF_ENOMEM;
     }
   }
-  /* Lifelong: an agent that starts on its goal has finished task 0 and starts on task 1. */
+  /* Lifelong: an agent that starts on its goal has finished task 0 and starts on task 1 (one
+   * whose list has no task left for it stays, on its goal). */
   for (int32_t a = 0; inst->lifelong && a < n; a++)
-    if (inst->start[a] == target[a]) {
-      res->agent[a].tasks_done++;
-      res->tasks_done++;
-      target[a] = mapf_lifelong_task(g, inst->task_seed, a, 1, target[a]);
+    if (inst->start[a] == target[a] && !mapf_tasks_idle(&tasks, a)) {
+      int64_t k = 1;
+      int32_t next = mapf_tasks_next(&tasks, g, inst, a, &k, target[a]);
+      res->agent[a].tasks_done = k;
+      res->tasks_done += k;
+      if (next >= 0) target[a] = next;
     }
   int32_t at_goal = 0;
   for (int32_t a = 0; a < n; a++) {
@@ -954,6 +964,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
     free(ev.waiting);
     free(ev.exp0);
+    mapf_tasks_end(&tasks);
     fail(res, d, rc, NULL);
     return rc;
   }
@@ -1044,14 +1055,17 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
         ev.done++;
         ev.waiting[a] = 0;
       }
-      if (inst->lifelong && sim.pos[a] == target[a]) {
-        ar->tasks_done++;
-        res->tasks_done++;
-        set_goal(&sim, target, a, mapf_lifelong_task(g, inst->task_seed, a, ar->tasks_done,
-                                                     target[a]),
-                 vt, state, t0);
-        ev.fresh = 1;
-        continue;
+      if (inst->lifelong && sim.pos[a] == target[a] && !mapf_tasks_idle(&tasks, a)) {
+        int64_t k = ar->tasks_done + 1;
+        int32_t next = mapf_tasks_next(&tasks, g, inst, a, &k, target[a]);
+        res->tasks_done += k - ar->tasks_done;
+        ar->tasks_done = k;
+        if (next >= 0) {
+          set_goal(&sim, target, a, next, vt, state, t0);
+          ev.fresh = 1;
+          continue;
+        }
+        /* Its list has no task left for it: it stays, on its goal from now on (below). */
       }
       if (sim.pos[a] == target[a]) {
         if (loops > 0 && ar->loops_done < loops && patrol_turn(&sim, target, inst, a, vt, state))
@@ -1084,6 +1098,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   res->mean_retask_expansions = ev.done ? ev.sum_exp / (double)ev.done : NAN;
   free(ev.waiting);
   free(ev.exp0);
+  mapf_tasks_end(&tasks);
   vt->free(state);
   /* The bounds are the one-shot problem's: goals that change as the run goes have none. */
   if (rc == MAPF_OK && inst->nretask == 0 && !inst->lifelong) rc = lower_bounds(ws, g, inst, res);
