@@ -36,6 +36,7 @@
 #include "pool.h"
 #include "replay.h"
 #include "report.h"
+#include "robotrunners.h"
 #include "scengen.h"
 #include "select.h"
 #include "sim.h"
@@ -61,7 +62,9 @@ enum {
   /* features and select (farm/inst_features.h, farm/select.h) */
   O_MODEL, O_OBJECTIVE, O_PROTOCOL, O_FOLDS, O_REGRET_CSV,
   /* events and lifelong goals (docs/events.md) */
-  O_RETASK, O_EVENTS, O_LIFELONG
+  O_RETASK, O_EVENTS, O_LIFELONG,
+  /* solve --robot-runners (core/robotrunners.h) */
+  O_ROBOT_RUNNERS
 };
 
 #define OPT_MAPS                                                                             \
@@ -92,6 +95,7 @@ enum {
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define SOLVE_STEPS 10000
+#define RR_STEPS 5000 /* the Robot Runners start kit's default simulationTime */
 #define BENCH_AGENTS "100,500,1000,2000"
 #define BENCH_STEPS 1000
 #define DATASET_TRAIN 0.7
@@ -122,13 +126,17 @@ static const farm_cli_opt expand_opts[] = {
     OPT_MAPS, {0}};
 static const farm_cli_opt solve_opts[] = {
     OPTS_INSTANCE,
+    {O_ROBOT_RUNNERS, "robot-runners", "FILE.json",
+     "a League of Robot Runners 2023 problem (map, agents, task list), run lifelong on 4 moves "
+     "(docs/robot-runners.md)"},
     {O_ALGO, "algo", "NAME", "the algorithm (mapfarm algorithms lists them; auto: --model's choice)"},
     {O_MODEL, "model", "MODEL", "with --algo auto: the selector (mapfarm select train) that chooses"},
     {O_PARAM, "param", "NAME=VALUE", "a parameter of the algorithm (repeatable)"},
     {O_ALGO_SEED, "algo-seed", "HEX",
      "the algorithm's seed as results.seed prints it (default: derived from --seed)"},
     {O_STEPS, "steps", "N",
-     "step limit (default " STR(SOLVE_STEPS) "; 0: build the instance only)"},
+     "step limit (default " STR(SOLVE_STEPS) ", " STR(RR_STEPS) " with --robot-runners; 0: build "
+     "the instance only)"},
     {O_SECONDS, "seconds", "S", "wall-clock limit in seconds (default 0: none)"},
     {O_EXPANSIONS, "expansions", "N", "limit on node expansions of all agents (default 0: none)"},
     {O_WORK, "work", "S", "work budget in modelled seconds (default 0: none; docs/plans.md)"},
@@ -265,9 +273,9 @@ static const farm_cli_cmd commands[] = {
     {"expand", "PLAN.yaml [--list] [--maps DIR]",
      "check a plan and count its jobs by map, generator and algorithm", expand_opts, cmd_expand},
     {"solve",
-     "--map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
-     "[--generator-param NAME=VALUE ...] [--seed S]) (--algo NAME | --algo auto --model MODEL)\n"
-     "[--param NAME=VALUE ...]\n"
+     "(--map MAP (--scen FILE [--agents N | --problem K] | --generator G --agents N\n"
+     "[--generator-param NAME=VALUE ...] [--seed S]) | --robot-runners FILE.json)\n"
+     "(--algo NAME | --algo auto --model MODEL) [--param NAME=VALUE ...]\n"
      "[--algo-seed HEX]\n"
      "[--steps N] [--seconds S] [--expansions N] [--work S]\n"
      "[--execution chains|single-pass|joint] [--connectivity 4|8] [--trace FILE] [--html FILE]\n"
@@ -1231,13 +1239,36 @@ static int add_events(farm_scen_spec *ev, const char *events_path, const mapf_gr
   return EXIT_BAD_INPUT;
 }
 
+/* solve --robot-runners FILE: the problem's 4-connected map into *g, its lifelong instance with
+ * the task list into *inst and its map file's path into map_path. Returns 0, or EXIT_BAD_INPUT
+ * after printing why (nothing to free then). */
+static int robot_runners_instance(const char *path, const map_dirs *md, mapf_grid **g,
+                                  mapf_instance **inst, char *map_path, size_t cap) {
+  char pathbuf[4096];
+  mapf_rr_problem rr;
+  mapf_diag d = {0};
+  if (mapf_rr_load(find_file(path, md, pathbuf, sizeof pathbuf), &rr, &d) != MAPF_OK) {
+    print_diag(&d);
+    return EXIT_BAD_INPUT;
+  }
+  snprintf(map_path, cap, "%s", rr.map_path);
+  *g = rr.grid;
+  *inst = rr.inst;
+  rr.grid = NULL;
+  rr.inst = NULL;
+  mapf_rr_free(&rr);
+  return 0;
+}
+
 /* solve, with lists[] keeping the texts of list parameters (freed by cmd_solve). */
 static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lists) {
   const char *model_path = NULL, *events_path = NULL;
   farm_scen_spec events = {0}; /* --retask, --events, --lifelong, as a plan's scenario has them */
   const char *algo_name = NULL, *trace_path = NULL, *html_path = NULL, *export_path = NULL, *v;
+  const char *rr_path = NULL;
   instance_args ia = {.seed = CLI_SEED, .problem = -1};
   mapf_limits limits = {.steps = SOLVE_STEPS};
+  int have_steps = 0;
   mapf_execution execution = MAPF_EXEC_CHAINS;
   uint64_t algo_seed = 0;
   int have_algo_seed = 0;
@@ -1307,10 +1338,14 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
     case O_LIFELONG:
       events.lifelong = 1;
       break;
+    case O_ROBOT_RUNNERS:
+      rr_path = v;
+      break;
     case O_STEPS:
       if (parse_long(v, 0, 0x7fffffffffffffffLL, &n) < 0)
         return usage_error(cmd, "--steps: expected an integer >= 0, found \"%s\"", v);
       limits.steps = n;
+      have_steps = 1;
       break;
     case O_SECONDS:
       if (parse_double(v, 0, 1e9, &limits.seconds) < 0)
@@ -1339,6 +1374,19 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
       break;
     }
   }
+  if (rr_path) {
+    /* The problem file gives the map, the agents and their tasks; it has no step limit (the
+     * start kit takes one on its command line). */
+    if (ia.map_path || ia.scen_path || ia.generator || ia.agents || ia.problem >= 0 ||
+        ia.ngparams || ia.connectivity)
+      return usage_error(cmd, "--robot-runners FILE gives the map and the agents (on 4 moves): "
+                              "leave out --map, --scen, --generator, --generator-param, --agents, "
+                              "--problem and --connectivity");
+    if (export_path)
+      return usage_error(cmd, "--export-scen: a .scen file cannot hold a Robot Runners "
+                              "problem's task list");
+    if (!have_steps) limits.steps = RR_STEPS;
+  }
   if (!algo_name && limits.steps > 0)
     return usage_error(cmd, "--algo NAME is required (or --steps 0: no run)");
   int auto_pick = algo_name && strcmp(algo_name, "auto") == 0;
@@ -1366,6 +1414,12 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
     if (e) {
       free(md.env);
       return e;
+    }
+    if (def->program && rr_path) {
+      free(md.env);
+      return input_error(cmd, "--robot-runners: algorithm %s runs a program that plans a "
+                         "one-shot problem once and cannot take lifelong tasks; every built-in "
+                         "algorithm can (mapfarm algorithms)", def->name);
     }
     if (def->program && limits.steps > 0) {
       /* As a plan checks it (farm/plan_algos.c): a limit to kill the program at, and a program
@@ -1396,7 +1450,12 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
     return usage_error(cmd, "--retask and --events exclude each other: give one");
   if (events.lifelong && (events.retask_every || events_path))
     return usage_error(cmd, "--lifelong: goals come from the task sequence; not with events");
-  int e = make_instance(cmd, &ia, &md, &g, &inst);
+  if (rr_path && (events.retask_every || events_path || events.lifelong))
+    return usage_error(cmd, "--robot-runners: the problem's task list gives the goals; not with "
+                            "--retask, --events or --lifelong");
+  char rr_map[4096];
+  int e = rr_path ? robot_runners_instance(rr_path, &md, &g, &inst, rr_map, sizeof rr_map)
+                  : make_instance(cmd, &ia, &md, &g, &inst);
   if (e) {
     free(md.env);
     return e;
@@ -1425,6 +1484,9 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
     if (!e && execution == MAPF_EXEC_JOINT && !def->joint)
       e = usage_error(cmd, "--execution joint: the selector chose %s, which plans each agent on "
                       "its own", def->name);
+    if (!e && def->program && rr_path)
+      e = input_error(cmd, "--robot-runners: the selector chose %s, which cannot take lifelong "
+                      "tasks", def->name);
     if (e) {
       farm_sel_model_free(model);
       mapf_instance_free(inst);
@@ -1435,7 +1497,7 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
   }
   farm_sel_model_free(model);
   model = NULL;
-  const char *map_path = ia.map_path;
+  const char *map_path = rr_path ? rr_map : ia.map_path;
   /* As `run` does: a single agent's optimal distance, for its suboptimality. */
   if (inst->n == 1 && mapf_astar_fill_optimal(g, inst) != MAPF_OK) {
     fprintf(stderr, "mapfarm: error: out of memory\n");
@@ -1546,6 +1608,9 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
                          .execution = mapf_algo_execution(def, execution),
                          .events = inst->nretask > 0 ? "" : NULL, .lifelong = inst->lifelong};
       farm_columns_print(stdout, &rec);
+      if (rr_path)
+        printf("task_assignment: %s\ntasks_listed: %lld\n", mapf_task_rule_name(inst->task_rule),
+               (long long)inst->ntask);
     }
     mapf_result_clear(&res);
   }
