@@ -215,7 +215,9 @@ static int jstring(jcur *c, char **out) {
   return MAPF_OK;
 }
 
-static int jdigit(const jcur *c) { return c->pos < c->len && c->s[c->pos] >= '0' && c->s[c->pos] <= '9'; }
+static int jdigit(const jcur *c) {
+  return c->pos < c->len && c->s[c->pos] >= '0' && c->s[c->pos] <= '9';
+}
 
 /* A number at c (RFC 8259's grammar); its text into *out (malloc'd) when out is not NULL. */
 static int jnumber(jcur *c, char **out) {
@@ -241,7 +243,8 @@ static int jnumber(jcur *c, char **out) {
   }
   if (!out) return MAPF_OK;
   size_t n = c->pos - start;
-  if (!(*out = malloc(n + 1))) return mapf_diag_set(c->d, MAPF_ENOMEM, c->path, 0, 0, "out of memory");
+  if (!(*out = malloc(n + 1)))
+    return mapf_diag_set(c->d, MAPF_ENOMEM, c->path, 0, 0, "out of memory");
   memcpy(*out, c->s + start, n);
   (*out)[n] = '\0';
   return MAPF_OK;
@@ -586,7 +589,8 @@ int mapf_rr_load(const char *path, mapf_rr_problem *out, mapf_diag *d) {
   int rc = read_json(path, keys, &top, d);
 
   /* The members: the files, teamSize, one task revealed at a time, the strategy. */
-  for (int k = K_MAP; rc == MAPF_OK && k <= K_TASKS; k++) rc = need(keys, &top, k, J_STRING, path, d);
+  for (int k = K_MAP; rc == MAPF_OK && k <= K_TASKS; k++)
+    rc = need(keys, &top, k, J_STRING, path, d);
   if (rc == MAPF_OK) rc = need(keys, &top, K_TEAM, J_NUMBER, path, d);
   long long team = 0;
   if (rc == MAPF_OK) {

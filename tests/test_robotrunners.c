@@ -133,7 +133,8 @@ Test(robotrunners, greedy_deals_the_next_untaken_task_to_the_first_agent_done) {
     cr_assert_eq(res.agent[2].tasks_done, 3, "%s", algos[k]);
     cr_assert_float_eq(res.throughput, 10.0 / 17, 1e-12, "%s", algos[k]);
     const int32_t rest[3] = {2, 20, 39};
-    for (int a = 0; a < 3; a++) cr_assert_eq(res.agent[a].final, rest[a], "%s: agent %d", algos[k], a);
+    for (int a = 0; a < 3; a++)
+      cr_assert_eq(res.agent[a].final, rest[a], "%s: agent %d", algos[k], a);
     mapf_result_clear(&res);
   }
   mapf_rr_free(&p);
@@ -355,7 +356,8 @@ typedef struct bad_case {
 #define GOOD_JSON                                                                            \
   "{\n  \"mapFile\": \"m.map\",\n  \"agentFile\": \"a.agents\",\n  \"taskFile\": \"t.tasks\",\n" \
   "  \"teamSize\": 3,\n  \"numTasksReveal\": 1,\n  \"taskAssignmentStrategy\": \"greedy\"\n}\n"
-#define GOOD_MAP "type octile\nheight 5\nwidth 8\nmap\n..E....S\n.@@TT@@@\n..E....S\n.@@TT@@@\n..E....S\n"
+#define GOOD_MAP                                                                             \
+  "type octile\nheight 5\nwidth 8\nmap\n..E....S\n.@@TT@@@\n..E....S\n.@@TT@@@\n..E....S\n"
 #define GOOD_AGENTS "3\n1\n17\n33\n"
 #define GOOD_TASKS "4\n3\n23\n36\n7\n"
 
@@ -427,7 +429,8 @@ static const bad_case bad_cases[] = {
     {GOOD_JSON, NULL, NULL, "3\n3\n23\n36\n7\n",
      "t.tasks:5:1: error: more lines than the 3 tasks that line 1 gives"},
     {GOOD_JSON, NULL, NULL, "0\n", "t.tasks:1:1: error: no tasks"},
-    {GOOD_JSON, "type octile\nheight 3\nwidth 8\nmap\n........\n@@@@@@@@\n........\n", "3\n1\n2\n3\n",
+    {GOOD_JSON, "type octile\nheight 3\nwidth 8\nmap\n........\n@@@@@@@@\n........\n",
+     "3\n1\n2\n3\n",
      "2\n4\n20\n", "t.tasks:3:1: error: task 1 (row 2, column 4) cannot be reached from the start "
                   "of agent 1"},
 };
@@ -514,9 +517,9 @@ Test(robotrunners, runs_repeat_exactly) {
   for (int i = 0; i < 400; i++)
     fprintf(f, "%d\n", (int)g->usable[mapf_rng_below(&rng, (uint64_t)g->nusable)]);
   fclose(f);
-  write_text(tmpdir, "r.json", "{\"mapFile\": \"r.map\", \"agentFile\": \"r.agents\", \"taskFile\": "
-                               "\"r.tasks\", \"teamSize\": 40, \"taskAssignmentStrategy\": "
-                               "\"greedy\"}\n");
+  write_text(tmpdir, "r.json",
+             "{\"mapFile\": \"r.map\", \"agentFile\": \"r.agents\", \"taskFile\": \"r.tasks\", "
+             "\"teamSize\": 40, \"taskAssignmentStrategy\": \"greedy\"}\n");
   mapf_instance_free(r);
   mapf_grid_free(g);
   snprintf(path, sizeof path, "%s/r.json", tmpdir);
@@ -553,4 +556,51 @@ Test(robotrunners, runs_repeat_exactly) {
     cr_assert_eq(test_metric(out[0], *m), test_metric(out[1], *m), "%s", *m);
   free(out[0]);
   free(out[1]);
+}
+
+/* ---- fuzzing ----------------------------------------------------------------------------- */
+
+/* Random edits of a good problem file and of a good task file: the reader never crashes, and
+ * either reads the problem or says where the input is wrong (a file and a line and column). */
+Test(robotrunners, mutated_files_read_or_fail_with_a_place) {
+#ifdef MAPFARM_SANITIZED
+  const int rounds = 300;
+#else
+  const int rounds = 1500;
+#endif
+  static const char json_alpha[] = "{}[]\":,.-+0123456789eE \n\\utrfalsn#";
+  static const char list_alpha[] = "0123456789,# \n\r-x";
+  write_text(tmpdir, "m.map", GOOD_MAP);
+  write_text(tmpdir, "a.agents", GOOD_AGENTS);
+  char path[700];
+  snprintf(path, sizeof path, "%s/p.json", tmpdir);
+  mapf_rng r;
+  mapf_rng_seed(&r, 2023);
+  int ok = 0;
+  for (int k = 0; k < 2 * rounds; k++) {
+    char buf[600];
+    int tasks = k >= rounds; /* first the JSON file, then the task file */
+    const char *base = tasks ? GOOD_TASKS : GOOD_JSON;
+    const char *alpha = tasks ? list_alpha : json_alpha;
+    size_t nalpha = tasks ? sizeof list_alpha - 1 : sizeof json_alpha - 1;
+    size_t len = test_mutate(&r, base, strlen(base), 3, alpha, nalpha, buf, sizeof buf - 1);
+    buf[len] = '\0';
+    write_text(tmpdir, "p.json", tasks ? GOOD_JSON : buf);
+    write_text(tmpdir, "t.tasks", tasks ? buf : GOOD_TASKS);
+    mapf_rr_problem p;
+    mapf_diag d = {0};
+    int rc = mapf_rr_load(path, &p, &d);
+    if (rc == MAPF_OK) {
+      cr_assert_not_null(p.grid);
+      cr_assert_not_null(p.inst);
+      ok++;
+      mapf_rr_free(&p);
+      continue;
+    }
+    cr_assert_null(p.grid, "round %d", k);
+    cr_assert_neq(rc, MAPF_ENOMEM, "round %d", k);
+    cr_assert(d.file[0] && d.line >= 1 && d.col >= 1, "round %d: %s:%d:%d: %s\n%s", k, d.file,
+              d.line, d.col, d.msg, buf);
+  }
+  cr_assert_gt(ok, 0, "some edits keep the files good");
 }
