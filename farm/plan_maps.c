@@ -494,7 +494,7 @@ static void parse_scen_file(pctx *c, farm_scen_spec *ss, const pnode *file, cons
 }
 
 int farm_events_texts(farm_scen_spec *ss, const char *file) {
-  char shown[700] = "", key[200] = "";
+  char shown[700] = "", key[720] = "";
   if (ss->retask_every > 0) {
     char fr[40];
     mapf_format_real(ss->retask_fraction, MAPF_REAL_DIGITS, fr, sizeof fr);
