@@ -1,0 +1,136 @@
+/* test_landmark.c: landmark tables and shortest paths in moves (core/landmark.c): every search
+ * gives the breadth-first distance and a legal path of that many moves, with and without
+ * landmarks, on generated maps of every kind, both move sets, and a MovingAI map. */
+#include <criterion/criterion.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "landmark.h"
+#include "rng.h"
+#include "testutil.h"
+
+TestSuite(landmark, .timeout = 120);
+
+/* Whether b is one legal move from a on g. */
+static int is_move(const mapf_grid *g, int32_t a, int32_t b) {
+  for (int d = 0; d < 8; d++)
+    if ((g->moves[a] >> d & 1) && a + g->offset[d] == b) return 1;
+  return 0;
+}
+
+/* queries random pairs of usable cells of g: the search's moves equal the BFS distance (-1
+ * across components), its path runs from s to t by legal moves, one cell per move. */
+static void check_searches(const mapf_grid *g, const mapf_landmarks *lm, int queries,
+                           uint64_t seed) {
+  mapf_moves_search *ms = mapf_moves_search_new();
+  uint32_t *dist = malloc((size_t)g->ncells * sizeof *dist);
+  int32_t *queue = malloc((size_t)g->ncells * sizeof *queue);
+  int32_t *path = malloc((size_t)g->ncells * sizeof *path);
+  cr_assert(ms && dist && queue && path);
+  mapf_rng r;
+  mapf_rng_seed(&r, seed);
+  for (int q = 0; q < queries; q++) {
+    int32_t s = g->usable[mapf_rng_below(&r, (uint64_t)g->nusable)];
+    int32_t t = g->usable[mapf_rng_below(&r, (uint64_t)g->nusable)];
+    mapf_bfs_moves(g, s, dist, queue);
+    int32_t len = g->ncells;
+    int64_t expanded = 0;
+    int64_t m = mapf_shortest_moves(ms, g, lm, s, t, path, &len, &expanded);
+    int64_t want = dist[t] == UINT32_MAX ? -1 : (int64_t)dist[t];
+    cr_assert_eq(m, want, "%s: %d -> %d: %lld moves, BFS %lld", g->name, (int)s, (int)t,
+                 (long long)m, (long long)want);
+    if (m < 0) continue;
+    cr_assert_eq(len, m + 1);
+    cr_assert_eq(path[0], s);
+    cr_assert_eq(path[len - 1], t);
+    for (int32_t k = 1; k < len; k++)
+      cr_assert(is_move(g, path[k - 1], path[k]), "%s: step %d of %d -> %d is no move", g->name,
+                (int)k, (int)s, (int)t);
+  }
+  mapf_moves_search_free(ms);
+  free(dist), free(queue), free(path);
+}
+
+Test(landmark, distances_and_paths_match_breadth_first_search) {
+  mapf_grid *maps[] = {
+      test_mapgen(MAPF_MAPGEN_RANDOM, 60, 50, 0.3, 0, 1),
+      test_mapgen(MAPF_MAPGEN_MAZE, 63, 41, 0, 1, 2),
+      test_mapgen(MAPF_MAPGEN_ROOMS, 64, 64, 0, 0, 3),
+      test_mapgen(MAPF_MAPGEN_RANDOM, 40, 40, 0.45, 0, 4), /* many components */
+  };
+  for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+    for (int conn = 8; conn >= 4; conn -= 4) {
+      cr_assert_eq(mapf_grid_set_connectivity(maps[i], conn), MAPF_OK);
+      mapf_landmarks *none = mapf_landmarks_new(maps[i], 0), *lm = mapf_landmarks_new(maps[i], 8);
+      cr_assert(none && lm);
+      cr_assert_eq(none->k, 0);
+      cr_assert_eq(lm->k, 8);
+      check_searches(maps[i], none, 200, 10 + i);
+      check_searches(maps[i], lm, 200, 10 + i);
+      mapf_landmarks_free(none);
+      mapf_landmarks_free(lm);
+    }
+    mapf_grid_free(maps[i]);
+  }
+}
+
+/* On a MovingAI map: exact distances, and the landmarks cut the expansions (den520d: some 16
+ * times fewer on these queries). */
+Test(landmark, landmarks_cut_expansions_on_a_real_map) {
+  REQUIRE_MAPS(maps);
+  mapf_grid *g = test_load_movingai(maps, "bench/den520d.map");
+  mapf_landmarks *lm = mapf_landmarks_new(g, 8), *none = mapf_landmarks_new(g, 0);
+  check_searches(g, lm, 100, 7);
+  mapf_moves_search *ms = mapf_moves_search_new();
+  mapf_rng r;
+  mapf_rng_seed(&r, 3);
+  int64_t with = 0, without = 0;
+  for (int q = 0; q < 50; q++) {
+    int32_t s = g->usable[mapf_rng_below(&r, (uint64_t)g->nusable)];
+    int32_t t = g->usable[mapf_rng_below(&r, (uint64_t)g->nusable)];
+    int64_t e1 = 0, e2 = 0;
+    int64_t a = mapf_shortest_moves(ms, g, lm, s, t, NULL, NULL, &e1);
+    int64_t b = mapf_shortest_moves(ms, g, none, s, t, NULL, NULL, &e2);
+    cr_assert_eq(a, b);
+    with += e1;
+    without += e2;
+  }
+  cr_expect(with * 4 < without, "%lld expansions with landmarks, %lld without", (long long)with,
+            (long long)without);
+  mapf_moves_search_free(ms);
+  mapf_landmarks_free(lm);
+  mapf_landmarks_free(none);
+  mapf_grid_free(g);
+}
+
+/* Landmarks are farthest-point spread over the largest component; a map too large for the
+ * tables gets none (and the searches work without). */
+Test(landmark, placement_and_size_limit) {
+  const char *rows[] = {".......", "@@@@@@@", ".......", ".@@@@@.", "......."};
+  mapf_grid *g = test_grid_from_rows(rows, 5);
+  mapf_landmarks *lm = mapf_landmarks_new(g, 2);
+  cr_assert_eq(lm->k, 2);
+  /* The largest component is the ring of 16 cells of rows 2 to 4 (a cycle: no corner cutting
+   * past the blocked cells). The first landmark is the cell farthest from its first cell,
+   * (0, 2): (6, 4), 8 moves either way round; the second the farthest from that: (0, 2). Row
+   * 0 is another component: no distance. */
+  cr_expect_eq(lm->cell[0], mapf_grid_id(g, 6, 4));
+  cr_expect_eq(lm->cell[1], mapf_grid_id(g, 0, 2));
+  cr_expect_eq(lm->d[(size_t)mapf_grid_id(g, 3, 0) * 2], UINT16_MAX);
+  cr_expect_eq(lm->d[(size_t)mapf_grid_id(g, 6, 4) * 2], 0);
+  cr_expect_eq(lm->d[(size_t)mapf_grid_id(g, 0, 2) * 2], 8);
+  cr_expect_eq(lm->d[(size_t)mapf_grid_id(g, 3, 2) * 2 + 1], 3);
+  mapf_landmarks_free(lm);
+  mapf_grid_free(g);
+  mapf_grid *big = test_open_grid(1100, 1000, "big"); /* 1.1 million cells * 16 bytes > 16 MiB */
+  lm = mapf_landmarks_new(big, 8);
+  cr_assert_not_null(lm);
+  cr_expect_eq(lm->k, 0);
+  mapf_moves_search *ms = mapf_moves_search_new();
+  cr_expect_eq(mapf_shortest_moves(ms, big, lm, 0, mapf_grid_id(big, 30, 20), NULL, NULL, NULL),
+               30);
+  mapf_moves_search_free(ms);
+  mapf_landmarks_free(lm);
+  mapf_grid_free(big);
+}
