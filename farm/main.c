@@ -1787,10 +1787,11 @@ static int cmd_features(const farm_cli_cmd *cmd, int argc, char **argv) {
     return EXIT_BAD_INPUT;
   }
   printf("%s: features of %lld instances on %lld maps (maps %.2f s, instances %.2f s, %.3f ms "
-         "per instance; written in %.2f s)\n",
+         "per instance; written in %.2f s; CPU: %.3f s per map, %.3f ms per instance)\n",
          db, (long long)sum.instances, (long long)sum.maps, sum.map_seconds, sum.instance_seconds,
          sum.instances ? 1000.0 * sum.instance_seconds / (double)sum.instances : 0.0,
-         sum.write_seconds);
+         sum.write_seconds, sum.maps ? sum.map_cpu_seconds / (double)sum.maps : 0.0,
+         sum.instances ? 1000.0 * sum.instance_cpu_seconds / (double)sum.instances : 0.0);
   return 0;
 }
 

@@ -1180,10 +1180,13 @@ int32_t farm_sel_model_predict(farm_sel_model *m, const mapf_grid *g, const mapf
   int rc = 0;
   if (!num || !x) rc = farm_err(err, "out of memory");
   if (rc == 0 && farm_features_map(g, num) != MAPF_OK) rc = farm_err(err, "out of memory");
+  mapf_landmarks *lm = rc == 0 ? farm_features_landmarks(g) : NULL;
+  if (rc == 0 && !lm) rc = farm_err(err, "out of memory");
   mapf_diag d;
   memset(&d, 0, sizeof d);
-  if (rc == 0 && farm_features_instance(g, inst, m->ws, num, &d) != MAPF_OK)
+  if (rc == 0 && farm_features_instance(g, lm, inst, m->ws, num, &d) != MAPF_OK)
     rc = farm_err(err, "%s", d.msg[0] ? d.msg : "out of memory");
+  mapf_landmarks_free(lm);
   int32_t choice = -1;
   if (rc == 0) {
     char type[128];

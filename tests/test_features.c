@@ -91,7 +91,8 @@ Test(features, path_overlap_on_a_corridor) {
   cr_assert_eq(farm_features_map(g, v), MAPF_OK);
   farm_feat_ws *ws = farm_feat_ws_new();
   mapf_diag d = {0};
-  cr_assert_eq(farm_features_instance(g, inst, ws, v, &d), MAPF_OK, "%s", d.msg);
+  mapf_landmarks *lm = farm_features_landmarks(g);
+  cr_assert_eq(farm_features_instance(g, lm, inst, ws, v, &d), MAPF_OK, "%s", d.msg);
   EQ(v, "agent_count", 2);
   EQ(v, "agent_density", 2.0 / 6);
   EQ(v, "dist_mean", 2.5);
@@ -111,14 +112,104 @@ Test(features, path_overlap_on_a_corridor) {
   const int xy2[] = {1, 1 - 1, 1, 2};
   mapf_instance *i2 = test_instance_of(r, 1, xy2);
   cr_assert_eq(farm_features_map(r, v), MAPF_OK);
-  cr_assert_eq(farm_features_instance(r, i2, ws, v, &d), MAPF_OK, "%s", d.msg);
+  mapf_landmarks *lr = farm_features_landmarks(r);
+  cr_assert_eq(farm_features_instance(r, lr, i2, ws, v, &d), MAPF_OK, "%s", d.msg);
   EQ(v, "dist_mean", 4);
   EQ(v, "detour_mean", 2.0);
   farm_feat_ws_free(ws);
+  mapf_landmarks_free(lm);
+  mapf_landmarks_free(lr);
   mapf_instance_free(inst);
   mapf_instance_free(i2);
   mapf_grid_free(g);
   mapf_grid_free(r);
+}
+
+/* ---- algebraic connectivity ---------------------------------------------------------------- */
+
+#define PI 3.14159265358979323846
+
+/* map_fiedler of g, against want within rel (relative). */
+static void fiedler_is(mapf_grid *g, double want, double rel) {
+  double v[64];
+  cr_assert_eq(farm_features_map(g, v), MAPF_OK);
+  double got = feat(v, "map_fiedler");
+  cr_expect(fabs(got - want) <= rel * want, "%s %dx%d: map_fiedler %.12g, expected %.12g", g->name,
+            (int)g->width, (int)g->height, got, want);
+  /* From above: the smallest Ritz value of a space without the constant vector. */
+  cr_expect(got >= want * (1 - 1e-9), "%.12g below %.12g", got, want);
+}
+
+/* Closed forms (the Laplacian's second smallest eigenvalue): the path P_n, 2 (1 - cos(pi / n));
+ * the cycle C_n, 2 (1 - cos(2 pi / n)); a k x m 4-connected grid, the product of two paths,
+ * that of the longer side. Small graphs are solved whole (exact to rounding); past 256 cells
+ * the multilevel estimate is within a small margin. */
+Test(features, fiedler_value_of_paths_cycles_and_grids) {
+  const char *line[] = {"......."};
+  mapf_grid *g = test_grid_from_rows(line, 1);
+  fiedler_is(g, 2 * (1 - cos(PI / 7)), 1e-9);
+  mapf_grid_free(g);
+  const char *ring[] = {".....", ".@@@.", "....."};
+  g = test_grid_from_rows(ring, 3);
+  fiedler_is(g, 2 * (1 - cos(2 * PI / 12)), 1e-9);
+  mapf_grid_free(g);
+  /* A ring around a larger block: 2 (7 + 5) - 4 = 20 cells. */
+  const char *ring20[] = {".......", ".@@@@@.", ".@@@@@.", ".@@@@@.", "......."};
+  g = test_grid_from_rows(ring20, 5);
+  fiedler_is(g, 2 * (1 - cos(2 * PI / 20)), 1e-9);
+  mapf_grid_free(g);
+  g = test_open_grid(5, 3, "grid5x3");
+  cr_assert_eq(mapf_grid_set_connectivity(g, 4), MAPF_OK);
+  fiedler_is(g, 2 * (1 - cos(PI / 5)), 1e-9);
+  mapf_grid_free(g);
+  g = test_open_grid(9, 12, "grid9x12");
+  cr_assert_eq(mapf_grid_set_connectivity(g, 4), MAPF_OK);
+  fiedler_is(g, 2 * (1 - cos(PI / 12)), 1e-9);
+  mapf_grid_free(g);
+  /* Past FL_COARSE cells: the multilevel estimate. */
+  g = test_open_grid(600, 1, "path600");
+  fiedler_is(g, 2 * (1 - cos(PI / 600)), 1e-3);
+  mapf_grid_free(g);
+  g = test_open_grid(64, 40, "grid64x40");
+  cr_assert_eq(mapf_grid_set_connectivity(g, 4), MAPF_OK);
+  fiedler_is(g, 2 * (1 - cos(PI / 64)), 1e-3);
+  mapf_grid_free(g);
+  /* Two rooms joined by a door have a far smaller value than one room of their size, and a
+   * single cell none. */
+  const char *one[] = {"@@@", "@.@", "@@@"};
+  g = test_grid_from_rows(one, 3);
+  double v[64];
+  cr_assert_eq(farm_features_map(g, v), MAPF_OK);
+  EQ(v, "map_fiedler", 0.0);
+  EQ(v, "map_fiedler_scaled", 0.0);
+  mapf_grid_free(g);
+}
+
+/* The scaled value is map_fiedler x map_diameter^2 / pi^2: near 1 on a long path. */
+Test(features, fiedler_scaled_by_the_diameter) {
+  mapf_grid *g = test_open_grid(40, 1, "path40");
+  double v[64];
+  cr_assert_eq(farm_features_map(g, v), MAPF_OK);
+  EQ(v, "map_diameter", 39);
+  EQ(v, "map_fiedler_scaled", 2 * (1 - cos(PI / 40)) * 39 * 39 / (PI * PI));
+  cr_expect(fabs(feat(v, "map_fiedler_scaled") - 1) < 0.06);
+  mapf_grid_free(g);
+}
+
+/* The value depends on the map alone: the same bits on every call and on a copy of the map,
+ * a real map included (the seeded start and the fixed order of every sum). */
+Test(features, fiedler_is_deterministic) {
+  mapf_grid *a = test_mapgen(MAPF_MAPGEN_ROOMS, 120, 90, 0, 0, 5);
+  mapf_grid *b = test_mapgen(MAPF_MAPGEN_ROOMS, 120, 90, 0, 0, 5);
+  double va[64] = {0}, vb[64] = {0}, vc[64] = {0};
+  cr_assert_eq(farm_features_map(a, va), MAPF_OK);
+  cr_assert_eq(farm_features_map(b, vb), MAPF_OK);
+  cr_assert_eq(farm_features_map(a, vc), MAPF_OK);
+  cr_assert(feat(va, "map_fiedler") > 0);
+  cr_assert(memcmp(va, vb, sizeof(double) * (size_t)farm_nfeatures) == 0);
+  cr_assert(memcmp(va, vc, sizeof(double) * (size_t)farm_nfeatures) == 0);
+  mapf_grid_free(a);
+  mapf_grid_free(b);
 }
 
 /* The test plan (tests/data/select/plan.yaml) run into tmpdir/NAME; fails the test when the
@@ -153,6 +244,45 @@ Test(features, same_table_on_any_thread_count) {
   cr_assert_eq(test_db_int(db, "SELECT count(DISTINCT map_corridor_share) FROM features"), 3);
   free(a);
   free(b);
+}
+
+/* The DDL of a features table as an older mapfarm (features version 1) made it, cut to a few
+ * of its columns, with one row and its view: what a database of that mapfarm holds. */
+static const char old_features_sql[] =
+    "CREATE TABLE features (map_hash TEXT NOT NULL, generator TEXT NOT NULL, agents INTEGER NOT "
+    "NULL, instance INTEGER NOT NULL, map TEXT NOT NULL, problem_type TEXT NOT NULL, version "
+    "INTEGER NOT NULL, map_width REAL, map_winding REAL, dist_mean REAL, PRIMARY KEY (map_hash, "
+    "generator, agents, instance)) WITHOUT ROWID;"
+    "INSERT INTO features SELECT map_hash, generator, agents, instance, map, 'random', 1, 1, 1, 1 "
+    "FROM results LIMIT 1;"
+    "CREATE VIEW feature_labels AS SELECT f.* FROM features AS f;";
+
+/* A features table of an older mapfarm, whose columns differ, is made again with this one's:
+ * every instance, every column, this version; the results are untouched. */
+Test(features, older_features_table_is_replaced) {
+  REQUIRE_MAPS(maps);
+  char db[600];
+  plan_db(maps, "o.db", db, sizeof db);
+  test_db_exec(db, old_features_sql);
+  char *before = test_db_rows(db, "SELECT * FROM results ORDER BY id");
+  char *err = NULL;
+  int rc = mapfarm(NULL, &err, "features --db '%s' --maps '%s'", db, maps);
+  cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+  free(err);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM features"), 63);
+  char sql[300];
+  snprintf(sql, sizeof sql,
+           "SELECT count(*) FROM features WHERE version = %d AND map_fiedler > 0 AND "
+           "map_fiedler_scaled > 0",
+           FARM_FEATURES_VERSION);
+  cr_assert_eq(test_db_int(db, sql), 63);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM pragma_table_info('features')"),
+               7 + farm_nfeatures);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM feature_labels"), 63);
+  char *after = test_db_rows(db, "SELECT * FROM results ORDER BY id");
+  cr_assert_str_eq(before, after);
+  free(before);
+  free(after);
 }
 
 /* A failure (the plan's maps cannot be found) exits 2 with the reason, and leaves the results

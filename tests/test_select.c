@@ -147,6 +147,37 @@ Test(select, train_predict_and_solve_auto) {
   free(out), free(err);
 }
 
+/* Features of an older mapfarm (version 1, other columns): the selector refuses them and says
+ * to compute them again; `mapfarm features` does, and the selector runs. */
+Test(select, features_of_an_older_version_are_refused_until_computed_again) {
+  REQUIRE_XGBOOST();
+  REQUIRE_MAPS(maps);
+  char db[600];
+  select_db(maps, "v.db", db, sizeof db);
+  test_db_exec(db,
+               "DROP VIEW feature_labels; DROP TABLE features;"
+               "CREATE TABLE features (map_hash TEXT NOT NULL, generator TEXT NOT NULL, agents "
+               "INTEGER NOT NULL, instance INTEGER NOT NULL, map TEXT NOT NULL, problem_type TEXT "
+               "NOT NULL, version INTEGER NOT NULL, map_width REAL, dist_mean REAL, PRIMARY KEY "
+               "(map_hash, generator, agents, instance)) WITHOUT ROWID;"
+               "INSERT INTO features SELECT DISTINCT map_hash, generator, agents, instance, map, "
+               "'random', 1, 1, 1 FROM results;");
+  char *err = NULL;
+  cr_assert_eq(mapfarm(NULL, &err, "select eval --db '%s' --protocol leave-type-out", db), 2);
+  cr_assert(strstr(err, "features are of version 1") && strstr(err, "mapfarm features --db"),
+            "%s", err);
+  free(err);
+  cr_assert_eq(mapfarm(NULL, &err, "select train --db '%s' --out '%s/v.json'", db, tmpdir), 2);
+  cr_assert(strstr(err, "features are of version 1"), "%s", err);
+  free(err);
+  int rc = mapfarm(NULL, &err, "features --db '%s' --maps '%s'", db, maps);
+  cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+  free(err);
+  rc = mapfarm(NULL, &err, "select eval --db '%s' --protocol leave-type-out", db);
+  cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+  free(err);
+}
+
 /* Bad input: exit 2 and a message that says what is wrong and what to do. */
 Test(select, bad_input_exits_2_with_a_clear_message) {
   REQUIRE_XGBOOST();
