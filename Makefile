@@ -98,6 +98,7 @@ install: $(BUILD)/Makefile
 bench: build
 	tools/bench-farm.sh $(BUILD)
 	tools/bench-search.sh $(BUILD)
+	tools/bench-features.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)
