@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inst_features.h"
 #include "select.h"
 #include "testutil.h"
 
@@ -175,6 +176,23 @@ Test(select, features_of_an_older_version_are_refused_until_computed_again) {
   free(err);
   rc = mapfarm(NULL, &err, "select eval --db '%s' --protocol leave-type-out", db);
   cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+  free(err);
+  /* A model of the older features: refused, to be trained again. */
+  char model[700];
+  snprintf(model, sizeof model, "%s/v.json", tmpdir);
+  cr_assert_eq(mapfarm(NULL, NULL, "select train --db '%s' --out '%s'", db, model), 0);
+  char *text = test_slurp_text(model), want[64];
+  snprintf(want, sizeof want, "\"mapfarm_features_version\":\"%d\"", FARM_FEATURES_VERSION);
+  char *hit = strstr(text, want);
+  cr_assert_not_null(hit, "%s not in the model", want);
+  hit[strlen(want) - 2] = '1';
+  FILE *f = fopen(model, "w");
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  cr_assert_eq(mapfarm(NULL, &err, "select eval --db '%s' --model '%s'", db, model), 2);
+  cr_assert(strstr(err, "a model of features version 1") && strstr(err, "train it again"), "%s",
+            err);
   free(err);
 }
 
