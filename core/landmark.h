@@ -2,8 +2,7 @@
  * A* with a differential heuristic of landmarks (Goldberg & Harrelson 2005; Sturtevant et al.
  * 2009): |d(L, v) - d(L, t)| <= d(v, t) for the moves d from a landmark L, by the triangle
  * inequality, the moves being symmetric (grid.h). Used by the instance features
- * (farm/inst_features.c); the same rule as the simulator's lower bounds (sim.c, soc_lb), made
- * public so that both can share one copy.
+ * (farm/inst_features.c) and by the simulator's lower bounds (sim.c, soc_lb).
  *
  * The tables are a pure function of the grid's moves, made once and then read by any thread;
  * the search's scratch memory is one per thread. */

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "events.h"
+#include "landmark.h"
 #include "sim_int.h"
 
 int mapf_execution_parse(const char *name) {
@@ -71,22 +72,14 @@ struct mapf_workspace {
   int32_t *target;       /* per agent, its current target (sim.goal) */
   uint8_t *state;        /* per agent, executor state within a step */
   int32_t nagents;
-  /* The lower bounds' searches (shortest_moves): per cell a stamp and g, the three open
-   * buckets and the expansions of the last search. Then the map they last ran on (its width,
-   * cells and a copy of its moves), the expansions spent on it without landmarks and, once
-   * made, its landmarks' tables (lb_map_begin, build_landmarks). */
-  struct lb_node {
-    uint32_t stamp, g;
-  } *lb_node;
-  int32_t lb_cells;
-  uint32_t lb_gen;
-  int32_t *lb_open[3], lb_len[3], lb_cap[3];
-  int64_t lb_expanded;
+  /* The lower bounds' searches (landmark.h): their scratch memory; the map they last ran on
+   * (its width, cells and a copy of its moves), the expansions spent on it without landmarks
+   * and, once made, its landmarks' tables (lb_map_begin, lower_bounds). */
+  mapf_moves_search *lb_search;
   uint8_t *lb_moves;
   int32_t lb_map_width, lb_map_cells;
   int64_t lb_spent;
-  uint16_t *lb_lm; /* valid when lb_lm_ready */
-  int lb_lm_ready;
+  mapf_landmarks *lb_lm; /* NULL until made for the map */
   /* The last instance's bounds on that map (lb_memo_n agents, -1: none; their starts then
    * goals), for a run of the same instance: a sweep runs each instance once per
    * configuration, one after another. */
@@ -112,11 +105,10 @@ void mapf_workspace_free(mapf_workspace *ws) {
   free(ws->prev);
   free(ws->target);
   free(ws->state);
-  free(ws->lb_node);
-  free(ws->lb_lm);
+  mapf_moves_search_free(ws->lb_search);
+  mapf_landmarks_free(ws->lb_lm);
   free(ws->lb_moves);
   free(ws->lb_memo);
-  for (int k = 0; k < 3; k++) free(ws->lb_open[k]);
   free(ws);
 }
 
@@ -564,80 +556,35 @@ static int32_t apply_events(mapf__sim *sim, int32_t *target, events *ev, mapf_re
 
 /* ---- lower bounds (sim.h, soc_lb) ------------------------------------------------------- */
 
-/* Each agent's bound is one A* search from its start to its goal with unit costs (lower_bounds
- * below). Its heuristic is the larger of two admissible and consistent ones: the coordinate
- * bound (grid_has_diagonals) and, once the workspace has them for the map, the differential
- * heuristic of LB_LANDMARKS landmarks (Goldberg & Harrelson 2005; Sturtevant et al. 2009):
- * |d(L, v) - d(L, goal)| <= d(v, goal) for the moves d from a landmark L, by the triangle
- * inequality, the moves being symmetric (grid.h). On den520d with 1,000 random agents the
- * coordinate bound alone expands 3.4 million cells (85 ms of CPU), with 8 landmarks 0.28
- * million (20 ms, making their tables included). The tables are made at once for a run of
- * LB_LANDMARK_AGENTS agents or more; for fewer, once the searches without them on one map
- * have expanded LB_RENT times its cells, about what making them costs (a rent-or-buy rule:
- * never much more than twice the better choice's time), so a sweep of single-agent jobs on
- * one map (rths-sweep.yaml: 1,000 configurations on each problem) soon has them. The
- * workspace keeps them for its next runs on a map of the same moves, compared byte for byte.
- * The bounds are exact shortest distances either way: the landmarks change the time only,
- * never a value. */
+/* Each agent's bound is one search of the moves of a shortest path from its start to its goal
+ * (mapf_shortest_moves, landmark.h: A* with unit costs, the coordinate bound and, once the
+ * workspace has them for the map, the differential heuristic of LB_LANDMARKS landmarks). On
+ * den520d with 1,000 random agents the coordinate bound alone expands 3.4 million cells (85 ms
+ * of CPU), with 8 landmarks 0.28 million (20 ms, making their tables included). The tables are
+ * made at once for a run of LB_LANDMARK_AGENTS agents or more; for fewer, once the searches
+ * without them on one map have expanded LB_RENT times its cells, about what making them costs
+ * (a rent-or-buy rule: never much more than twice the better choice's time), so a sweep of
+ * single-agent jobs on one map (rths-sweep.yaml: 1,000 configurations on each problem) soon
+ * has them. The workspace keeps them for its next runs on a map of the same moves, compared
+ * byte for byte. The bounds are exact shortest distances either way: the landmarks change the
+ * time only, never a value. */
 #define LB_LANDMARKS 8
 #define LB_LANDMARK_AGENTS 64
 #define LB_RENT 4
-/* Above this the tables are not made (16 bytes a cell: 1,048,576 cells; the largest MovingAI
- * map, orz900d, has 978,096), and the searches go without them. */
-#define LB_LANDMARK_BYTES ((size_t)16 << 20)
-
-/* Whether any cell of g has a diagonal move: then a move changes each coordinate by at most
- * one, and the larger coordinate difference bounds the moves from below; without one, every
- * move changes one coordinate, and their sum does. Read from the grid's moves, so a grid that
- * allows fewer moves (4-connected) gets the stronger bound. Stops at the first diagonal. */
-static int grid_has_diagonals(const mapf_grid *g) {
-  uint8_t diag = 0;
-  for (int d = 0; d < 8; d++)
-    if (mapf_dir_dx[d] && mapf_dir_dy[d]) diag |= (uint8_t)(1u << d);
-  int32_t c = 0;
-  for (; c + 64 <= g->ncells; c += 64) {
-    uint8_t any = 0;
-    for (int32_t k = 0; k < 64; k++) any |= g->moves[c + k];
-    if (any & diag) return 1;
-  }
-  for (; c < g->ncells; c++)
-    if (g->moves[c] & diag) return 1;
-  return 0;
-}
-
-/* Breadth-first search from src over g's moves: out[v] = moves from src to v for every cell v
- * of src's component, UINT32_MAX elsewhere. queue: ncells. */
-static void lb_bfs(const mapf_grid *g, int32_t src, uint32_t *out, int32_t *queue) {
-  memset(out, 0xff, (size_t)g->ncells * sizeof *out);
-  int32_t head = 0, tail = 0;
-  queue[tail++] = src;
-  out[src] = 0;
-  while (head < tail) {
-    int32_t u = queue[head++];
-    uint32_t du = out[u] + 1;
-    uint8_t m = g->moves[u];
-    for (int dir = 0; dir < 8; dir++) {
-      if (!(m >> dir & 1)) continue;
-      int32_t v = u + g->offset[dir];
-      if (out[v] != UINT32_MAX) continue;
-      out[v] = du;
-      queue[tail++] = v;
-    }
-  }
-}
 
 /* Makes g the workspace's map of the lower bounds: kept, with what the workspace holds for it,
  * when its moves are the last map's (every byte: they are all the searches read of a map);
  * else copied, with no landmarks, nothing spent and no instance remembered. Returns 0, or -1
  * when g is too large for landmarks or memory is short (then neither landmarks nor memo). */
 static int lb_map_begin(mapf_workspace *ws, const mapf_grid *g) {
-  if ((size_t)g->ncells * LB_LANDMARKS * sizeof *ws->lb_lm > LB_LANDMARK_BYTES ||
+  if ((size_t)g->ncells * LB_LANDMARKS * sizeof(uint16_t) > MAPF_LANDMARK_BYTES ||
       g->ncomponents < 1)
     return -1;
   if (ws->lb_moves && ws->lb_map_cells == g->ncells && ws->lb_map_width == g->width &&
       memcmp(ws->lb_moves, g->moves, (size_t)g->ncells) == 0)
     return 0;
-  ws->lb_lm_ready = 0;
+  mapf_landmarks_free(ws->lb_lm);
+  ws->lb_lm = NULL;
   ws->lb_spent = 0;
   ws->lb_memo_n = -1;
   ws->lb_map_cells = 0;
@@ -650,156 +597,11 @@ static int lb_map_begin(mapf_workspace *ws, const mapf_grid *g) {
   return 0;
 }
 
-/* Makes the landmarks' tables of g, the workspace's map (lb_map_begin), in ws->lb_lm: per cell
- * LB_LANDMARKS distances, at most UINT16_MAX - 1 (a larger distance is cut to it, which leaves
- * the heuristic admissible and consistent: cutting never widens a difference), UINT16_MAX
- * outside the landmarks' component (where the difference of two of them bounds nothing, as it
- * should). The landmarks are spread over g's largest component by farthest-point selection:
- * the cell farthest from its first cell, then each time the cell farthest from every landmark
- * chosen (lowest id on a tie). Returns 1, or 0 when out of memory (the searches are then only
- * slower). */
-static int build_landmarks(mapf_workspace *ws, const mapf_grid *g) {
-  const size_t k = LB_LANDMARKS;
-  int32_t big = 0;
-  for (int32_t c = 1; c < g->ncomponents; c++)
-    if (g->component_size[c] > g->component_size[big]) big = c;
-  uint16_t *lm = realloc(ws->lb_lm, (size_t)g->ncells * k * sizeof *lm);
-  if (lm) ws->lb_lm = lm;
-  int32_t *queue = malloc((size_t)g->ncells * sizeof *queue);
-  uint32_t *far = malloc((size_t)g->ncells * sizeof *far);
-  uint32_t *d = malloc((size_t)g->ncells * sizeof *d);
-  if (!lm || !queue || !far || !d) {
-    free(queue);
-    free(far);
-    free(d);
-    return 0;
-  }
-  int32_t first = 0;
-  while (g->component[first] != big) first++;
-  lb_bfs(g, first, far, queue);
-  memset(lm, 0xff, (size_t)g->ncells * k * sizeof *lm);
-  for (size_t j = 0; j < k; j++) {
-    /* The cell farthest from the first cell (j = 0), then from every landmark: far holds
-     * each cell's least distance to one. */
-    uint32_t most = 0;
-    int32_t next = first;
-    for (int32_t c = first; c < g->ncells; c++)
-      if (g->component[c] == big && far[c] > most) {
-        most = far[c];
-        next = c;
-      }
-    lb_bfs(g, next, d, queue);
-    for (int32_t c = first; c < g->ncells; c++) {
-      if (g->component[c] != big) continue;
-      lm[(size_t)c * k + j] = (uint16_t)(d[c] < UINT16_MAX - 1 ? d[c] : UINT16_MAX - 1);
-      if (j == 0 || d[c] < far[c]) far[c] = d[c];
-    }
-  }
-  free(queue);
-  free(far);
-  free(d);
-  ws->lb_lm_ready = 1;
-  return 1;
-}
-
-/* The coordinate bound for a cell dx, dy away from the goal (grid_has_diagonals). */
-static inline uint32_t lb_h(int diag, int32_t dx, int32_t dy) {
-  uint32_t x = (uint32_t)(dx < 0 ? -dx : dx), y = (uint32_t)(dy < 0 ? -dy : dy);
-  return diag ? (x > y ? x : y) : x + y;
-}
-
-/* The differential heuristic of the landmarks' distances at a cell, lm, and at the goal, lt,
- * or h if larger: a loop the compiler makes a few vector instructions. */
-static inline uint32_t lb_dh(const uint16_t *lm, const uint16_t *lt, uint32_t h) {
-  int32_t best = (int32_t)h;
-  for (int j = 0; j < LB_LANDMARKS; j++) {
-    int32_t d = (int32_t)lm[j] - (int32_t)lt[j];
-    d = d < 0 ? -d : d;
-    best = d > best ? d : best;
-  }
-  return (uint32_t)best;
-}
-
-static int lb_grow(mapf_workspace *ws, int k) {
-  int32_t cap = ws->lb_cap[k] ? 2 * ws->lb_cap[k] : 1024;
-  int32_t *p = realloc(ws->lb_open[k], (size_t)cap * sizeof *p);
-  if (!p) return -1;
-  ws->lb_open[k] = p;
-  ws->lb_cap[k] = cap;
-  return 0;
-}
-
-static inline int lb_push(mapf_workspace *ws, int k, int32_t cell) {
-  if (ws->lb_len[k] == ws->lb_cap[k] && lb_grow(ws, k) < 0) return -1;
-  ws->lb_open[k][ws->lb_len[k]++] = cell;
-  return 0;
-}
-
-/* The moves of a shortest path from s to t under g's moves: A* with unit costs and a
- * consistent heuristic (the coordinate bound, and the landmarks' when lm is not NULL), so a
- * successor's f is its parent's, one more or two more, and the open list is three buckets
- * (f mod 3), last in first out within one (a dive towards the goal, as a tie-break towards
- * higher g). The goal is taken when generated: its parent u, a neighbour, has h(u) = 1 and
- * was expanded at f = g(u) + 1 <= the optimum. Counts its expansions in ws->lb_expanded.
- * Returns -1 when t cannot be reached, -2 when out of memory. */
-static int64_t shortest_moves(mapf_workspace *ws, const mapf_grid *g, int diag,
-                              const uint16_t *lm, int32_t s, int32_t t) {
-  ws->lb_expanded = 0;
-  if (s == t) return 0;
-  if (ws->lb_gen >= UINT32_MAX - 2) { /* stamps would repeat: clear them */
-    for (int32_t c = 0; c < ws->lb_cells; c++) ws->lb_node[c].stamp = 0;
-    ws->lb_gen = 0;
-  }
-  uint32_t open = ws->lb_gen += 2, closed = open + 1;
-  struct lb_node *node = ws->lb_node;
-  int32_t w = g->width, tx = t % w, ty = t / w;
-  const uint16_t *lt = lm ? lm + (size_t)t * LB_LANDMARKS : NULL;
-  for (int k = 0; k < 3; k++) ws->lb_len[k] = 0;
-  uint32_t f = lb_h(diag, s % w - tx, s / w - ty);
-  if (lm) f = lb_dh(lm + (size_t)s * LB_LANDMARKS, lt, f);
-  node[s] = (struct lb_node){open, 0};
-  if (lb_push(ws, (int)(f % 3), s) < 0) return -2;
-  for (int empty = 0; empty < 3;) {
-    int k = (int)(f % 3);
-    if (ws->lb_len[k] == 0) {
-      f++;
-      empty++;
-      continue;
-    }
-    empty = 0;
-    int32_t u = ws->lb_open[k][--ws->lb_len[k]];
-    if (node[u].stamp == closed) continue; /* an older entry of a node expanded since */
-    node[u].stamp = closed;
-    ws->lb_expanded++;
-    uint32_t gv = node[u].g + 1;
-    int32_t ux = u % w - tx, uy = u / w - ty;
-    uint8_t m = g->moves[u];
-    for (int dir = 0; dir < 8; dir++) {
-      if (!(m >> dir & 1)) continue;
-      int32_t v = u + g->offset[dir];
-      if (v == t) return gv;
-      struct lb_node *nv = &node[v];
-      if (nv->stamp == closed || (nv->stamp == open && nv->g <= gv)) continue;
-      *nv = (struct lb_node){open, gv};
-      uint32_t h = lb_h(diag, ux + mapf_dir_dx[dir], uy + mapf_dir_dy[dir]);
-      if (lm) h = lb_dh(lm + (size_t)v * LB_LANDMARKS, lt, h);
-      if (lb_push(ws, (int)((gv + h) % 3), v) < 0) return -2;
-    }
-  }
-  return -1;
-}
-
 /* soc_lb and makespan_lb of the run's instance (sim.h). Returns MAPF_OK or MAPF_ENOMEM. */
 static int lower_bounds(mapf_workspace *ws, const mapf_grid *g, const mapf_instance *inst,
                         mapf_result *res) {
   res->soc_lb = res->makespan_lb = -1;
-  if (g->ncells > ws->lb_cells) {
-    struct lb_node *p = realloc(ws->lb_node, (size_t)g->ncells * sizeof *p);
-    if (!p) return MAPF_ENOMEM;
-    for (int32_t c = ws->lb_cells; c < g->ncells; c++) p[c].stamp = 0;
-    ws->lb_node = p;
-    ws->lb_cells = g->ncells;
-  }
+  if (!ws->lb_search && !(ws->lb_search = mapf_moves_search_new())) return MAPF_ENOMEM;
   int known = inst->n > 0 && lb_map_begin(ws, g) == 0, landmarks = known;
   size_t bytes = (size_t)inst->n * sizeof *inst->start;
   if (known && ws->lb_memo_n == inst->n && ws->lb_memo_loops == inst->loops &&
@@ -809,16 +611,19 @@ static int lower_bounds(mapf_workspace *ws, const mapf_grid *g, const mapf_insta
     res->makespan_lb = ws->lb_memo_makespan;
     return MAPF_OK;
   }
-  int diag = inst->n > 0 && grid_has_diagonals(g);
   int64_t loops = inst->loops > 0 ? 2 * (int64_t)inst->loops : 1;
   int64_t sum = 0, max = 0;
   for (int32_t a = 0; a < inst->n; a++) {
-    if (landmarks && !ws->lb_lm_ready &&
-        (inst->n >= LB_LANDMARK_AGENTS || ws->lb_spent >= LB_RENT * (int64_t)g->ncells))
-      landmarks = build_landmarks(ws, g);
-    const uint16_t *lm = landmarks && ws->lb_lm_ready ? ws->lb_lm : NULL;
-    int64_t d = shortest_moves(ws, g, diag, lm, inst->start[a], inst->goal[a]);
-    if (!lm) ws->lb_spent += ws->lb_expanded;
+    /* Out of memory for the tables: the searches are only slower. */
+    if (landmarks && !ws->lb_lm &&
+        (inst->n >= LB_LANDMARK_AGENTS || ws->lb_spent >= LB_RENT * (int64_t)g->ncells) &&
+        !(ws->lb_lm = mapf_landmarks_new(g, LB_LANDMARKS)))
+      landmarks = 0;
+    const mapf_landmarks *lm = landmarks ? ws->lb_lm : NULL;
+    int64_t expanded = 0;
+    int64_t d = mapf_shortest_moves(ws->lb_search, g, lm, inst->start[a], inst->goal[a], NULL,
+                                    NULL, &expanded);
+    if (!lm) ws->lb_spent += expanded;
     if (d == -2) return MAPF_ENOMEM;
     if (d < 0) return MAPF_OK; /* unreachable: no bound (mapf_instance_check rules it out) */
     sum += loops * d;
