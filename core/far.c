@@ -174,23 +174,27 @@ typedef struct far_node {
   mapf__cost2 g;
   uint32_t gen;  /* F->gen: open in this search; F->gen + 1: closed; anything else: not seen */
   int32_t turns; /* direction changes on the way from the start */
-  int32_t heap;  /* its entry's index in the heap while open */
+  uint32_t seq;  /* insertion number of its live open-list entry */
   uint32_t dir;  /* direction of the move into the cell (MAPF__NO_PARENT at the start) */
 } far_node;
 
-/* An open-list entry in rule 1's order: one unsigned 128-bit integer (as in search_int.h), so a
- * heap comparison is one integer comparison. From the top: 2 zero bits, the key of f (45 bits,
- * mapf__cost_key), the turns (19; counts of 2^19 or more, on paths of half a million moves, tie
- * as equal), the key of h (33, mapf__octile_key: with f equal, a higher g is a lower h, and h is
- * the octile distance), the insertion number (29: a search pushes at most 8 entries per cell, and
- * a grid has at most 2^26 cells). The cell is in the parallel array F->heap_id. */
-typedef mapf__entry far_entry; /* the same 128-bit integer type, in FAR's layout */
-
+/* An open-list entry in rule 1's order, in search_int.h's bucket queue (mapf__bq): the key of f
+ * (mapf__cost_key, 2^-24 units) picks the bucket, its slice of 2^18 units (1/64), and the rest
+ * is the 128-bit integer hi:lo, from the top: f's offset in its slice (18 bits), the turns (19;
+ * counts of 2^19 or more, on paths of half a million moves, tie as equal), the key of h (33,
+ * mapf__octile_key: with f equal, a higher g is a lower h, and h is the octile distance), the
+ * insertion number (29: a search pushes at most 8 entries per cell, and a grid has at most
+ * 2^26 cells), the cell (26). So entries compare as the keys (f, turns, h, insertion number)
+ * of the 4-ary heap this replaced did, and pop in the same order. hi stays below 2^64 - 1: the
+ * top 27 of h's 33 bits are below 2^26.5. */
 #define FAR__SEQ_BITS 29
 #define FAR__SEQ_MASK ((1u << FAR__SEQ_BITS) - 1u)
 #define FAR__TURNS_BITS 19
 #define FAR__TURNS_MAX ((1u << FAR__TURNS_BITS) - 1u)
-#define FAR__F_SHIFT (FAR__TURNS_BITS + MAPF__HKEY_BITS + FAR__SEQ_BITS)
+#define FAR__SLICE_BITS 18
+#define FAR__ID_BITS 26
+#define FAR__ID_MASK ((1u << FAR__ID_BITS) - 1u)
+#define FAR__HLO_BITS (64 - FAR__SLICE_BITS - FAR__TURNS_BITS) /* h's bits in hi: 27 */
 
 typedef struct far_bfs {
   int32_t cell, first, depth; /* first: the first step on the way to cell */
@@ -216,9 +220,7 @@ typedef struct far {
   int32_t *walk;
   /* Searches (rules 1 and 8). */
   far_node *node;
-  far_entry *heap;
-  int32_t *heap_id;    /* heap_id[i]: the cell of heap[i] */
-  int32_t heap_len, heap_cap;
+  mapf__bq open;
   uint32_t gen, seq;
   uint32_t *target, target_stamp;   /* per-cell marks: the cells a local repair may rejoin,
                                        the waiting agents' paths when stepping aside */
@@ -383,48 +385,20 @@ static int set_path(far *F, int32_t a, const int32_t *path, int32_t len) {
 
 /* ---- Search (rules 1 and 8) ---------------------------------------------------------------- */
 
-/* The open list is a 4-ary heap whose entries know their cells and cells their entries, so a
- * relabelled open cell's entry moves up in place. (Dropping stale entries instead, as
- * search_int.h does, doubled the pops on open maps, where equal-cost paths with fewer turns
- * relabel cells often.) A complete search's open list holds thousands of entries, and every
- * move of an entry also writes its cell's record, a cache miss: four children per entry halve
- * the levels, so the moves, for a third more comparisons (without branches). */
-static inline void heap_set(far *F, int32_t i, far_entry e, int32_t id) {
-  F->heap[i] = e;
-  F->heap_id[i] = id;
-  F->node[id].heap = i;
+/* Is e the live entry of its cell (not one a relabel left behind)? */
+static inline int open_live(const void *node, const mapf__bq_entry *e) {
+  const far_node *nd = node;
+  return nd[e->lo & FAR__ID_MASK].seq == (uint32_t)(e->lo >> FAR__ID_BITS & FAR__SEQ_MASK);
 }
 
-static void heap_up(far *F, int32_t i, far_entry e, int32_t id) {
-  while (i > 0) {
-    int32_t p = (i - 1) >> 2;
-    if (!(e < F->heap[p])) break;
-    heap_set(F, i, F->heap[p], F->heap_id[p]);
-    i = p;
+/* Makes the best open entry the top of the open list; 0 when the list is empty. */
+static int open_first(far *F) {
+  const mapf__bq *q = &F->open;
+  if (q->cur >= 0) {
+    const mapf__bq_bucket *b = &q->b[q->cur];
+    if (b->len > 0 && open_live(F->node, &b->e[b->len - 1])) return 1;
   }
-  heap_set(F, i, e, id);
-}
-
-/* Removes the root, as mapf__heap_pop does: the hole goes down to a leaf along the smallest
- * children, without a branch on where to stop, and the old last entry goes up from there. */
-static void heap_pop(far *F) {
-  const far_entry *h = F->heap;
-  int32_t n = --F->heap_len; /* entries left; the old last one, at n, is placed again */
-  if (n == 0) return;
-  far_entry e = h[n];
-  int32_t id = F->heap_id[n], i = 0, c;
-  while ((c = 4 * i + 1) + 3 < n) {
-    int32_t l = c + (h[c + 1] < h[c]), r = c + 2 + (h[c + 3] < h[c + 2]);
-    c = h[r] < h[l] ? r : l;
-    heap_set(F, i, h[c], F->heap_id[c]);
-    i = c;
-  }
-  if (c < n) { /* one to three children, all leaves */
-    for (int32_t k = c + 1; k < n; k++) c = h[k] < h[c] ? k : c;
-    heap_set(F, i, h[c], F->heap_id[c]);
-    i = c;
-  }
-  heap_up(F, i, e, id);
+  return mapf__bq_settle(&F->open, open_live, F->node);
 }
 
 /* The cell a record was reached from, or -1 at the start. */
@@ -434,30 +408,26 @@ static inline int32_t node_parent(const far *F, const mapf_grid *g, int32_t c) {
 }
 
 /* Opens id with cost g, f = g + h, turns and the direction of the move into it: new, or open
- * with a worse label (the caller has checked; its entry moves up). Returns -1 when out of
- * memory. */
-static int open_push(far *F, int32_t id, mapf__cost2 g, mapf__cost2 f, mapf__cost2 h,
-                     int32_t turns, int dir) {
+ * with a worse label (the caller has checked; its old entry goes stale: the new one has a lower
+ * key, so it comes out first, as when the 4-ary heap moved the entry up in place). Returns -1
+ * when out of memory. */
+MAPF__INLINE int open_push(far *F, int32_t id, mapf__cost2 g, mapf__cost2 f, mapf__cost2 h,
+                           int32_t turns, int dir) {
   far_node *nd = &F->node[id];
-  int32_t i;
-  if (nd->gen == F->gen) {
-    i = nd->heap;
-  } else {
-    if (F->heap_len == F->heap_cap && mapf__entries_grow(&F->heap, &F->heap_id, &F->heap_cap) < 0)
-      return -1;
-    i = F->heap_len++;
-  }
   uint64_t t = (uint32_t)turns < FAR__TURNS_MAX ? (uint32_t)turns : FAR__TURNS_MAX;
-  uint64_t seq = F->seq++ & FAR__SEQ_MASK;
-  far_entry e = (far_entry)mapf__cost_key(f) << FAR__F_SHIFT |
-                (far_entry)t << (MAPF__HKEY_BITS + FAR__SEQ_BITS) |
-                mapf__octile_key(h) << FAR__SEQ_BITS | seq;
+  uint32_t seq = F->seq++ & FAR__SEQ_MASK;
+  uint64_t fk = mapf__cost_key(f), hk = mapf__octile_key(h);
+  const int hlo = MAPF__HKEY_BITS - FAR__HLO_BITS; /* h's bits in lo: 6 */
+  mapf__bq_entry e = {(fk & ((1u << FAR__SLICE_BITS) - 1u)) << (64 - FAR__SLICE_BITS) |
+                          t << FAR__HLO_BITS | hk >> hlo,
+                      (hk & ((1u << hlo) - 1u)) << (FAR__SEQ_BITS + FAR__ID_BITS) |
+                          (uint64_t)seq << FAR__ID_BITS | (uint32_t)id};
   nd->g = g;
   nd->gen = F->gen;
   nd->turns = turns;
+  nd->seq = seq;
   nd->dir = (uint32_t)dir;
-  heap_up(F, i, e, id);
-  return 0;
+  return mapf__bq_add(&F->open, (int32_t)(fk >> FAR__SLICE_BITS) & (MAPF__BQ_N - 1), e);
 }
 
 /* A* for agent a from its cell to goal (or, with targets, to any cell stamped in F->target),
@@ -476,9 +446,19 @@ static int32_t far_search(far *F, mapf__sim *sim, int32_t a, int32_t goal, int t
     F->gen = 2;
   }
   const uint32_t open_gen = F->gen, closed_gen = F->gen + 1u;
-  F->heap_len = 0;
+  mapf__bq_clear(&F->open);
   F->seq = 0;
   far_node *nd = F->node;
+  /* Local copies: stores through nd and the queue could alias these. */
+  const uint8_t *moves = F->moves;
+  const uint32_t *target = F->target, *obstacle = F->obstacle;
+  const uint32_t target_stamp = F->target_stamp, obstacle_stamp = F->obstacle_stamp;
+  int32_t off[8];
+  memcpy(off, g->offset, sizeof off);
+  const int32_t width = g->width;
+  /* A cell's row by a multiplication instead of a division (as in astar.c: exact for u < 2^26
+   * cells and width <= 2^14). */
+  const uint64_t row_magic = ((1ull << 40) + (uint64_t)width - 1) / (uint64_t)width;
   int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
   int32_t found = -1;
   int64_t exp = 0;
@@ -486,37 +466,55 @@ static int32_t far_search(far *F, mapf__sim *sim, int32_t a, int32_t goal, int t
   const int four = g->connectivity == 4;
   mapf__cost2 h0 = mapf__hc(four, mapf_grid_x(g, start), mapf_grid_y(g, start), gx, gy);
   if (open_push(F, start, zero, h0, h0, 0, MAPF__NO_PARENT) < 0) return -1;
-  while (F->heap_len > 0) {
-    int32_t u = F->heap_id[0];
-    if (targets ? F->target[u] == F->target_stamp : u == goal) {
+  while (open_first(F)) {
+    int32_t u = (int32_t)(mapf__bq_top(&F->open)->lo & FAR__ID_MASK);
+    if (targets ? target[u] == target_stamp : u == goal) {
       found = u;
       break;
     }
     if (budget > 0 && exp >= budget) break;
     nd[u].gen = closed_gen;
-    heap_pop(F);
+    mapf__bq_pop(&F->open);
     exp++;
-    int32_t ux = u % g->width, uy = u / g->width;
+    int32_t uy = (int32_t)(((uint64_t)u * row_magic) >> 40), ux = u - uy * width;
     mapf__cost2 gu = nd[u].g;
-    int32_t tu = nd[u].turns;
     uint32_t du = nd[u].dir;
-    for (unsigned m = F->moves[u]; m; m &= m - 1) {
-      int d = __builtin_ctz(m);
-      int32_t v = u + g->offset[d];
-      uint32_t vg = nd[v].gen;
-      if (vg == closed_gen) continue;
-      if (avoid && v != goal && F->obstacle[v] == F->obstacle_stamp) continue;
-      mapf__cost2 ng = {gu.a + (d < 4), gu.b + (d >= 4)};
-      int32_t nt = tu + (du != MAPF__NO_PARENT && du != (uint32_t)d);
-      if (vg == open_gen) {
-        double had = mapf__cost_of(nd[v].g), now = mapf__cost_of(ng);
-        if (now > had) continue;
-        if (now >= had && nt >= nd[v].turns) continue;
-      }
-      mapf__cost2 h = mapf__hc(four, ux + mapf_dir_dx[d], uy + mapf_dir_dy[d], gx, gy);
-      mapf__cost2 f = {ng.a + h.a, ng.b + h.b};
-      if (open_push(F, v, ng, f, h, nt, d) < 0) return -1;
-    }
+    /* A move in direction d turns unless it continues du (the start has no direction). */
+    int32_t tu = nd[u].turns - (du == MAPF__NO_PARENT);
+    /* The two costs a child can have, one more cardinal or diagonal move, as doubles to
+     * compare with an open child's (exact: search_int.h). */
+    const double gnow[2] = {mapf__cost(gu.a + 1, gu.b), mapf__cost(gu.a, gu.b + 1)};
+    const unsigned m = moves[u];
+    int rc = 0;
+    /* The eight moves, unrolled in direction order; a legal move generates a child when the
+     * neighbour is new, or open with a higher cost, or with the same cost and more turns. */
+#define FAR_MOVE(D, DIAG, DX, DY)                                                            \
+  if (m & (1u << (D))) {                                                                   \
+    int32_t v = u + off[D];                                                                \
+    far_node *w = &nd[v];                                                                  \
+    uint32_t wg = w->gen;                                                                  \
+    int32_t nt = tu + (du != (D));                                                         \
+    if (wg != closed_gen && !(avoid && v != goal && obstacle[v] == obstacle_stamp) &&      \
+        (wg != open_gen || gnow[DIAG] < mapf__cost_of(w->g) ||                             \
+         (gnow[DIAG] <= mapf__cost_of(w->g) && nt < w->turns))) {                          \
+      mapf__cost2 ng = {gu.a + 1 - (DIAG), gu.b + (DIAG)};                                 \
+      mapf__cost2 h = mapf__hc(four, ux + (DX), uy + (DY), gx, gy);                        \
+      mapf__cost2 f = {ng.a + h.a, ng.b + h.b};                                            \
+      if ((rc = open_push(F, v, ng, f, h, nt, D)) < 0) break;                              \
+    }                                                                                      \
+  }
+    do {
+      FAR_MOVE(MAPF_DIR_N, 0, 0, -1)
+      FAR_MOVE(MAPF_DIR_E, 0, 1, 0)
+      FAR_MOVE(MAPF_DIR_S, 0, 0, 1)
+      FAR_MOVE(MAPF_DIR_W, 0, -1, 0)
+      FAR_MOVE(MAPF_DIR_NE, 1, 1, -1)
+      FAR_MOVE(MAPF_DIR_SE, 1, 1, 1)
+      FAR_MOVE(MAPF_DIR_SW, 1, -1, 1)
+      FAR_MOVE(MAPF_DIR_NW, 1, -1, -1)
+    } while (0);
+#undef FAR_MOVE
+    if (rc < 0) return -1;
   }
   sim->expansions += exp;
   sim->agent[a].expansions += exp;
@@ -1034,8 +1032,7 @@ static void far_free(void *state) {
   free(F->color);
   free(F->walk);
   free(F->node);
-  free(F->heap);
-  free(F->heap_id);
+  mapf__bq_free(&F->open);
   free(F->target);
   free(F->obstacle);
   free(F->tmp);
@@ -1056,6 +1053,7 @@ static int far_init_with(mapf__sim *sim, void **state, mapf_diag *d, int32_t k, 
   F->single_pass = sim->cfg->execution == MAPF_EXEC_SINGLE_PASS;
   F->n = n;
   F->obstacle_time = -1;
+  mapf__bq_init(&F->open);
   F->ag = calloc(agents, sizeof *F->ag);
   F->res_head = calloc(cells, sizeof *F->res_head);
   F->tail = calloc(cells, sizeof *F->tail);

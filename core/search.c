@@ -46,3 +46,30 @@ void mapf__search_free(mapf__search *s) {
   free(s->closed);
   memset(s, 0, sizeof *s);
 }
+
+void mapf__bq_init(mapf__bq *q) {
+  memset(q, 0, sizeof *q);
+  q->cur = -1;
+}
+
+void mapf__bq_free(mapf__bq *q) {
+  for (int32_t i = 0; i < MAPF__BQ_N; i++) free(q->b[i].e);
+  mapf__bq_init(q);
+}
+
+void mapf__bq_clear(mapf__bq *q) {
+  for (int32_t w = 0; w < MAPF__BQ_N / 64 && q->count > 0; w++)
+    for (uint64_t m = q->mask[w]; m; m &= m - 1) q->b[w * 64 + __builtin_ctzll(m)].len = 0;
+  memset(q->mask, 0, sizeof q->mask);
+  q->count = 0;
+  q->cur = -1;
+}
+
+int mapf__bq_grow(mapf__bq_bucket *b) {
+  int32_t cap = b->cap ? b->cap * 2 : 64;
+  mapf__bq_entry *p = realloc(b->e, (size_t)cap * sizeof *p);
+  if (!p) return -1;
+  b->e = p;
+  b->cap = cap;
+  return 0;
+}

@@ -153,7 +153,7 @@ typedef struct mapf__search {
 } mapf__search;
 
 /* Doubles the room (1,024 at first) of an array of *cap open-list entries and of its parallel
- * array of cells (search_int.h's ids, FAR's heap_id). Returns 0, or -1 when out of memory. */
+ * array of cells (ids). Returns 0, or -1 when out of memory. */
 int mapf__entries_grow(mapf__entry **heap, int32_t **ids, int32_t *cap);
 
 /* Makes room for a grid of ncells and starts a new search (all records invalid). Returns 0, or
@@ -246,6 +246,170 @@ static inline int32_t mapf__open_pop(mapf__search *s) {
   s->node[id].gen = s->gen + 1u;
   mapf__heap_pop(s->heap, --s->heap_len);
   return id;
+}
+
+/* ---- The bucket queue of A* (astar.c) and of FAR and A*-Replan (far.c) ----------------------
+ *
+ * An open list for searches whose f-values never decrease and whose open f-values lie within a
+ * fixed span of the smallest one (A* with a consistent heuristic on a grid: within 2 sqrt(2), as
+ * a child's f exceeds its parent's by its move cost plus the heuristic's change along the move,
+ * each at most sqrt(2)). The caller cuts f into slices and gives each entry the bucket of its
+ * slice, modulo MAPF__BQ_N: with slices of 1/64, 2 sqrt(2) spans at most 183 slices, so a ring
+ * of 256 buckets holds the open slices without two sharing a bucket. An entry is two 64-bit
+ * integers in the caller's layout, ordered as the 128-bit integer hi:lo, which is the open list's
+ * order within a slice (entries are distinct: an insertion number among the bits); it carries
+ * the cell. The current bucket (the smallest open slice) is kept sorted, first entry last
+ * (mapf__bq_insert); the others are unsorted arrays, sorted when their turn comes. A lowered key
+ * adds a new entry; the old one goes stale (the caller's test `live` tells) and is dropped when
+ * met. The buckets are never passed while they hold an entry, so every entry, stale or not, lies
+ * in one of the slices ahead. */
+#define MAPF__BQ_N 256
+
+typedef struct mapf__bq_entry {
+  uint64_t hi, lo; /* hi below 2^64 - 1 */
+} mapf__bq_entry;
+
+/* hi:lo of x < hi:lo of y, without branches: when x->lo < y->lo, x->hi <= y->hi suffices. */
+MAPF__INLINE int mapf__bq_before(const mapf__bq_entry *x, const mapf__bq_entry *y) {
+  return x->hi < y->hi + (uint64_t)(x->lo < y->lo);
+}
+
+typedef struct mapf__bq_bucket {
+  mapf__bq_entry *e;
+  int32_t len, cap;
+} mapf__bq_bucket;
+
+typedef struct mapf__bq {
+  mapf__bq_bucket b[MAPF__BQ_N];
+  uint64_t mask[MAPF__BQ_N / 64]; /* bit set: bucket not empty */
+  int32_t cur;                    /* the sorted bucket (the smallest slice), or -1 */
+  int32_t count;                  /* entries in all buckets, stale ones included */
+} mapf__bq;
+
+/* An empty queue (also what mapf__bq_clear leaves). */
+void mapf__bq_init(mapf__bq *q);
+void mapf__bq_free(mapf__bq *q);
+/* Empties the buckets (the last search may have stopped at its goal with entries left). */
+void mapf__bq_clear(mapf__bq *q);
+/* Doubles the room of a bucket. Returns -1 when out of memory. */
+int mapf__bq_grow(mapf__bq_bucket *b);
+
+static inline void mapf__bq_mark(mapf__bq *q, int32_t i) { q->mask[i >> 6] |= 1ull << (i & 63); }
+static inline void mapf__bq_unmark(mapf__bq *q, int32_t i) {
+  q->mask[i >> 6] &= ~(1ull << (i & 63));
+}
+
+/* Inserts x into the sorted e[0 .. len - 1] (first entry last): x goes down from the end past
+ * the entries that come before it. An entry that A* adds to the current slice has the f of the
+ * node just expanded (along a move f grows by 0 or by at least 2 - sqrt(2), more than a slice)
+ * and a lower h, so in A*'s order it comes before every older live entry: the walk passes the
+ * other children of that expansion (at most 7) and the odd stale entry. */
+MAPF__INLINE void mapf__bq_insert(mapf__bq_entry *e, int32_t len, mapf__bq_entry x) {
+  int32_t j = len;
+  while (j > 0 && mapf__bq_before(&e[j - 1], &x)) {
+    e[j] = e[j - 1];
+    j--;
+  }
+  e[j] = x;
+}
+
+/* Min-heap sift-down (the first entry at the root), for mapf__bq_heapsort. */
+static inline void mapf__bq_down(mapf__bq_entry *h, int32_t n, int32_t i, mapf__bq_entry e) {
+  for (;;) {
+    int32_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n) c += mapf__bq_before(&h[c + 1], &h[c]);
+    if (!mapf__bq_before(&h[c], &e)) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = e;
+}
+
+/* Heapsort of n entries, the first last (mapf__bq_sort's long case). */
+static inline void mapf__bq_heapsort(mapf__bq_entry *e, int32_t n) {
+  for (int32_t p = n / 2 - 1; p >= 0; p--) mapf__bq_down(e, n, p, e[p]);
+  for (int32_t end = n - 1; end > 0; end--) {
+    mapf__bq_entry x = e[end];
+    e[end] = e[0];
+    mapf__bq_down(e, end, 0, x);
+  }
+}
+
+/* Sorts n entries with the first last: insertion sort when short (the usual case: a slice holds
+ * a few entries when its turn comes), heapsort otherwise (O(n log n) for any n). */
+MAPF__INLINE void mapf__bq_sort(mapf__bq_entry *e, int32_t n) {
+  if (n > 16) {
+    mapf__bq_heapsort(e, n);
+    return;
+  }
+  for (int32_t i = 1; i < n; i++) mapf__bq_insert(e, i, e[i]);
+}
+
+/* Adds e to bucket i: a sorted insertion in the current bucket, an append elsewhere. Returns -1
+ * when out of memory. */
+MAPF__INLINE int mapf__bq_add(mapf__bq *q, int32_t i, mapf__bq_entry e) {
+  mapf__bq_bucket *b = &q->b[i];
+  if (b->len == b->cap && mapf__bq_grow(b) < 0) return -1;
+  if (b->len == 0) mapf__bq_mark(q, i);
+  q->count++;
+  if (i == q->cur)
+    mapf__bq_insert(b->e, b->len++, e);
+  else
+    b->e[b->len++] = e;
+  return 0;
+}
+
+/* Makes the last entry of the current bucket the first live entry (live(ctx, e): is e the live
+ * entry of its node?): drops stale ones, and when the bucket runs empty makes the bucket of the
+ * smallest open slice current (dropping its stale entries, then sorting it). Returns 0 when no
+ * live entry is left. Inlined into one wrapper per caller, where live is known and inlined. */
+MAPF__INLINE int mapf__bq_settle(mapf__bq *q, int (*live)(const void *, const mapf__bq_entry *),
+                                 const void *ctx) {
+  for (;;) {
+    if (q->cur >= 0) {
+      mapf__bq_bucket *b = &q->b[q->cur];
+      while (b->len > 0 && !live(ctx, &b->e[b->len - 1])) {
+        q->count--;
+        b->len--;
+      }
+      if (b->len > 0) return 1;
+      mapf__bq_unmark(q, q->cur);
+    }
+    if (q->count == 0) return 0;
+    /* Open slices lie ahead of the current one on the ring: scan forward from it. */
+    int32_t start = q->cur < 0 ? 0 : q->cur, i = -1;
+    for (int32_t k = 0; k <= MAPF__BQ_N / 64 && i < 0; k++) {
+      int32_t w = ((start >> 6) + k) & (MAPF__BQ_N / 64 - 1);
+      uint64_t m = q->mask[w];
+      if (k == 0)
+        m &= ~0ull << (start & 63);
+      else if (k == MAPF__BQ_N / 64)
+        m &= ~(~0ull << (start & 63));
+      if (m) i = w * 64 + __builtin_ctzll(m);
+    }
+    q->cur = i;
+    mapf__bq_bucket *b = &q->b[i];
+    int32_t n = 0;
+    for (int32_t k = 0; k < b->len; k++)
+      if (live(ctx, &b->e[k])) b->e[n++] = b->e[k];
+    q->count -= b->len - n;
+    b->len = n;
+    mapf__bq_sort(b->e, n);
+  }
+}
+
+/* The first entry (after settling: the current bucket's last). */
+static inline const mapf__bq_entry *mapf__bq_top(const mapf__bq *q) {
+  const mapf__bq_bucket *b = &q->b[q->cur];
+  return &b->e[b->len - 1];
+}
+
+/* Removes the first entry (after settling). */
+MAPF__INLINE void mapf__bq_pop(mapf__bq *q) {
+  mapf__bq_bucket *b = &q->b[q->cur];
+  q->count--;
+  if (--b->len == 0) mapf__bq_unmark(q, q->cur);
 }
 
 /* Appends id to the closed list. Returns -1 when out of memory. */

@@ -129,3 +129,43 @@ Test(astar, reports_unreachable_goal) {
   mapf_astar_free(a);
   mapf_grid_free(g);
 }
+
+/* Every query of bench/den520d.map.scen: the expansions and the cells of every path, as recorded
+ * with the code before the bucket queue moved to search_int.h to be shared with FAR (commit
+ * de0738d). The order of expansions is A*'s with its ties (astar.h); a change of it changes
+ * these. */
+Test(astar, den520d_queries_keep_their_recorded_expansions_and_paths, .timeout = 300) {
+  REQUIRE_MAPS(maps);
+  char map_path[8192], scen_path[8192];
+  snprintf(map_path, sizeof map_path, "%s/bench/den520d.map", maps);
+  snprintf(scen_path, sizeof scen_path, "%s/bench/den520d.map.scen", maps);
+  mapf_diag d = {0};
+  mapf_grid *g = NULL;
+  cr_assert_eq(mapf_grid_load(map_path, &g, &d), MAPF_OK, "%s: %s", map_path, d.msg);
+  mapf_scen *s = NULL;
+  cr_assert_eq(mapf_scen_load(scen_path, g, 0, &s, &d), MAPF_OK, "%s: %s", scen_path, d.msg);
+  mapf_astar *a = mapf_astar_new();
+  int32_t cap = g->ncells, *path = malloc((size_t)cap * sizeof *path);
+  int64_t expansions = 0;
+  uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a over the paths' cells */
+  for (int32_t i = 0; i < s->n; i++) {
+    const mapf_scen_entry *e = &s->entries[i];
+    mapf_astar_result r;
+    int32_t len = cap;
+    cr_assert_eq(mapf_astar_run(a, g, mapf_grid_id(g, e->sx, e->sy),
+                                mapf_grid_id(g, e->gx, e->gy), &r, path, &len),
+                 MAPF_OK);
+    expansions += r.expansions;
+    for (int32_t k = 0; k < len; k++) {
+      h ^= (uint32_t)path[k];
+      h *= UINT64_C(0x100000001b3);
+    }
+  }
+  cr_expect_eq(s->n, 888);
+  cr_expect_eq(expansions, 3930799, "expansions %lld", (long long)expansions);
+  cr_expect_eq(h, UINT64_C(0x1c6081ce6abbe886), "paths hash 0x%016llx", (unsigned long long)h);
+  free(path);
+  mapf_astar_free(a);
+  mapf_scen_free(s);
+  mapf_grid_free(g);
+}

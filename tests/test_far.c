@@ -519,3 +519,71 @@ Test(far, flow_locks_a_small_crowded_map_that_the_grid_clears, .timeout = 300) {
   mapf_instance_free(inst);
   mapf_grid_free(g);
 }
+
+/* ---- Recorded results ------------------------------------------------------------------------ */
+
+/* FNV-1a over every step's positions: a whole run's moves in one number. */
+static void hash_positions(void *ud, int64_t t, const int32_t *pos, int32_t n) {
+  uint64_t *h = ud;
+  *h ^= (uint64_t)t;
+  *h *= UINT64_C(0x100000001b3);
+  for (int32_t a = 0; a < n; a++) {
+    *h ^= (uint32_t)pos[a];
+    *h *= UINT64_C(0x100000001b3);
+  }
+}
+
+/* Runs of both algorithms and both executions on lak307d with 200 agents (and with 4 moves), as
+ * recorded with the code before the open list became search_int.h's bucket queue (commit
+ * de0738d): the moves of every step, the searches, expansions, failed moves and deadlocks
+ * broken. A speed-up must leave them all as they were; a change of the open list's order or ties
+ * changes them. */
+Test(far, real_map_runs_keep_their_recorded_moves_and_work, .timeout = 300) {
+  REQUIRE_MAPS(maps);
+  static const struct {
+    int conn;
+    const char *algo;
+    mapf_execution exec;
+    int64_t steps, searches, expansions, failed_moves, deadlocks_broken;
+    uint64_t hash;
+  } want[] = {
+      {8, "far", MAPF_EXEC_CHAINS, 142, 314, 131036, 663, 1, UINT64_C(0x61e013703dfde8a1)},
+      {8, "far", MAPF_EXEC_SINGLE_PASS, 141, 311, 131026, 802, 1, UINT64_C(0x3841695d8cfb2732)},
+      {8, "astar-replan", MAPF_EXEC_CHAINS, 90, 319, 18448, 578, 33, UINT64_C(0xea34e3e1ee6430dc)},
+      {8, "astar-replan", MAPF_EXEC_SINGLE_PASS, 94, 327, 18356, 746, 32,
+       UINT64_C(0xe2a899d1d47ba20e)},
+      {4, "far", MAPF_EXEC_CHAINS, 142, 311, 52626, 650, 1, UINT64_C(0x364d810ee74242a2)},
+      {4, "astar-replan", MAPF_EXEC_CHAINS, 119, 411, 44515, 857, 79,
+       UINT64_C(0x652c98c5a6f89bde)},
+  };
+  mapf_grid *g = test_load_movingai(maps, "dao/lak307d.map");
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    cr_assert_eq(mapf_grid_set_connectivity(g, want[i].conn), MAPF_OK);
+    mapf_instance *inst = test_random_instance(g, 200, 17);
+    mapf_run_config cfg = test_run_config(g, inst, want[i].algo);
+    cfg.limits.steps = 2000;
+    cfg.execution = want[i].exec;
+    cfg.seed = 7;
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    cfg.on_step = hash_positions;
+    cfg.ud = &h;
+    mapf_result res;
+    test_run(&cfg, &res);
+    char run[64];
+    snprintf(run, sizeof run, "%s %s %d", want[i].algo, mapf_execution_name(want[i].exec),
+             want[i].conn);
+    cr_expect_eq(res.steps, want[i].steps, "%s: steps %lld", run, (long long)res.steps);
+    cr_expect_eq(res.searches, want[i].searches, "%s: searches %lld", run,
+                 (long long)res.searches);
+    cr_expect_eq(res.expansions, want[i].expansions, "%s: expansions %lld", run,
+                 (long long)res.expansions);
+    cr_expect_eq(res.failed_moves, want[i].failed_moves, "%s: failed moves %lld", run,
+                 (long long)res.failed_moves);
+    cr_expect_eq(res.deadlocks_broken, want[i].deadlocks_broken, "%s: deadlocks %lld", run,
+                 (long long)res.deadlocks_broken);
+    cr_expect_eq(h, want[i].hash, "%s: moves hash 0x%016llx", run, (unsigned long long)h);
+    mapf_result_clear(&res);
+    mapf_instance_free(inst);
+  }
+  mapf_grid_free(g);
+}
