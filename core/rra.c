@@ -16,6 +16,31 @@
 #define RRA_NONE INT32_MAX /* g.a of a cell not generated */
 #define RRA_LO_BITS 26     /* bits of the key of g in lo */
 
+/* The scratch of new searches (see "A new search in dense arrays" below). */
+#define DENSE_SLICE_BITS 18
+#define DENSE_CELL_MASK ((UINT64_C(1) << 32) - 1)
+
+typedef struct dense_node {
+  int32_t a, b;  /* g */
+  uint32_t gen;  /* s->gen: generated; s->gen + 1: closed; anything else: not seen */
+} dense_node;
+
+struct mapf__rra_scratch {
+  mapf__rra *owner;       /* the search held here, or NULL */
+  dense_node *node;
+  int32_t ncells;
+  uint32_t gen;           /* even */
+  uint32_t *block_gen;    /* per block: s->gen when touched by this search */
+  mapf__rra_block **block;
+  int32_t nblocks;        /* room of block_gen and block */
+  int32_t *touched;       /* block ids in the order first touched */
+  int32_t *cells;         /* cells in the order first generated */
+  int32_t ntouched, ncell, touched_cap, cells_cap;
+  int32_t len, cap;       /* the open list's entries and the room r->heap would have */
+  uint64_t slice;         /* the full f-slice of the current bucket */
+  mapf__bq q;
+};
+
 void mapf__rra_start(mapf__rra *r, const mapf_grid *g, int32_t goal, int32_t target) {
   memset(r, 0, sizeof *r);
   r->goal = goal;
@@ -157,10 +182,16 @@ MAPF__INLINE int relax(mapf__rra *r, int32_t cell, int32_t x, int32_t y, mapf__c
   return heap_push(r, cell, mapf__cost_key(f), gkey);
 }
 
+static double dense_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
+                         mapf__rra_scratch *s);
+
 /* Silver's RESUMERRA*(N), with one change: the expanded node's successors are generated before
  * the search returns, so a later resumption continues from a complete open list (returning
- * before the expansion would lose N's successors for good). */
-double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions) {
+ * before the expansion would lose N's successors for good). A new search with a scratch runs
+ * there (dense_dist). */
+double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
+                      mapf__rra_scratch *s) {
+  if (s && (s->owner == r || r->nblock == 0)) return dense_dist(r, g, cell, expansions, s);
   int32_t x = mapf_grid_x(g, cell), y = mapf_grid_y(g, cell);
   if (r->nblock == 0) {
     int32_t gx = mapf_grid_x(g, r->goal), gy = mapf_grid_y(g, r->goal);
@@ -191,6 +222,261 @@ double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *e
       if (relax(r, u + g->offset[d], ux + mapf_dir_dx[d], uy + mapf_dir_dy[d], ng) < 0)
         return -1;
     }
+    if (u == cell) return mapf__cost_of(ug);
+  }
+  return INFINITY;
+}
+
+/* ---- A new search in dense arrays -------------------------------------------------------------
+ *
+ * A search's first query goes from the goal to the agent (Silver aims the search there): about
+ * as many expansions as the search will ever make, in blocks that do not exist yet, through a
+ * directory lookup per move and an open list whose entries are heap-sifted; the agent's first
+ * window then asks for the cells around it, resuming the search many times. So a new search
+ * runs in the scratch's dense per-cell records and search_int.h's bucket queue (f-values never
+ * decrease and every open f lies within 2 sqrt(2) of the smallest: the heuristic is consistent)
+ * for as long as the scratch is its own (from its first query until mapf__rra_detach), and then
+ * its state is written into r: the blocks, created in the order the search touched them (so the
+ * directory too is the same), the costs and closed bits, the open list and the counters.
+ *
+ * Every step is mapf__rra_dist's: the same relaxations in the same order, the same keys, the
+ * same insertion numbers. The open list pops in one strict order (no two entries are equal:
+ * each has its insertion number), a heap's or a bucket queue's alike, and stale entries stay
+ * until they come first, as in the heap, so the list holds as many entries at every moment; the
+ * array r->heap gets the capacity that rra_heap_push would have grown it to. The entries left at
+ * the end go to r->heap, made a heap: any heap of them pops as the other did.
+ *
+ * A bucket entry: hi is f's offset in its 1/64 slice (18 bits) and the complement of the key of
+ * g (45), lo the insertion number (32) and the cell; the bucket is the slice modulo
+ * MAPF__BQ_N. */
+
+mapf__rra_scratch *mapf__rra_scratch_new(void) {
+  mapf__rra_scratch *s = calloc(1, sizeof *s);
+  if (s) mapf__bq_init(&s->q);
+  return s;
+}
+
+void mapf__rra_scratch_free(mapf__rra_scratch *s) {
+  if (!s) return;
+  free(s->node);
+  free(s->block_gen);
+  free(s->block);
+  free(s->touched);
+  free(s->cells);
+  mapf__bq_free(&s->q);
+  free(s);
+}
+
+/* Room for a grid of ncells and nblocks blocks, and a new stamp. Returns -1 when out of
+ * memory. */
+static int dense_begin(mapf__rra_scratch *s, int32_t ncells, int32_t nblocks) {
+  if (ncells > s->ncells || nblocks > s->nblocks) {
+    if (ncells < s->ncells) ncells = s->ncells;
+    if (nblocks < s->nblocks) nblocks = s->nblocks;
+    dense_node *n = realloc(s->node, (size_t)ncells * sizeof *n);
+    if (n) s->node = n;
+    uint32_t *bg = realloc(s->block_gen, (size_t)nblocks * sizeof *bg);
+    if (bg) s->block_gen = bg;
+    mapf__rra_block **bp = realloc(s->block, (size_t)nblocks * sizeof *bp);
+    if (bp) s->block = bp;
+    if (!n || !bg || !bp) return -1;
+    s->ncells = ncells;
+    s->nblocks = nblocks;
+    s->gen = 0; /* cleared below: new records must not look valid */
+  }
+  s->gen += 2;
+  if (s->gen <= 2) { /* new arrays, or the stamps wrapped after 2^31 searches */
+    memset(s->node, 0, (size_t)s->ncells * sizeof *s->node);
+    memset(s->block_gen, 0, (size_t)s->nblocks * sizeof *s->block_gen);
+    s->gen = 2;
+  }
+  s->ntouched = s->ncell = 0;
+  s->len = s->cap = 0;
+  s->slice = 0;
+  mapf__bq_clear(&s->q);
+  return 0;
+}
+
+/* Appends x to the array *a of *len entries and room *cap. Returns -1 when out of memory. */
+static int dense_append(int32_t **a, int32_t *len, int32_t *cap, int32_t x) {
+  if (*len == *cap) {
+    int32_t c = *cap ? *cap * 2 : 1024;
+    int32_t *p = realloc(*a, (size_t)c * sizeof *p);
+    if (!p) return -1;
+    *a = p;
+    *cap = c;
+  }
+  (*a)[(*len)++] = x;
+  return 0;
+}
+
+/* No entry is dropped before it comes first (see above). */
+static inline int dense_keep(const void *ctx, const mapf__bq_entry *e) {
+  (void)ctx;
+  (void)e;
+  return 1;
+}
+
+/* Makes the first entry the top of the bucket queue, following the full slice of the current
+ * bucket; 0 when the queue is empty. */
+static int dense_settle(mapf__rra_scratch *s) {
+  int32_t before = s->q.cur;
+  if (!mapf__bq_settle(&s->q, dense_keep, NULL)) return 0;
+  if (before >= 0) s->slice += (uint64_t)((s->q.cur - before) & (MAPF__BQ_N - 1));
+  return 1;
+}
+
+/* relax on the dense records: touches the cell's block, then, unless the cell is closed or has
+ * g <= ng already, gives it ng and opens it (the heap's growth counted as rra_heap_push grows
+ * it: first 64 entries, then by half). Returns -1 when out of memory. */
+MAPF__INLINE int dense_relax(mapf__rra *r, mapf__rra_scratch *s, int32_t v, int32_t x,
+                             int32_t y, mapf__cost2 ng) {
+  const uint32_t open_gen = s->gen;
+  int32_t bid = (y >> 3) * r->bw + (x >> 3);
+  if (s->block_gen[bid] != open_gen) {
+    s->block_gen[bid] = open_gen;
+    if (dense_append(&s->touched, &s->ntouched, &s->touched_cap, bid) < 0) return -1;
+  }
+  dense_node *w = &s->node[v];
+  if (w->gen == open_gen + 1u) return 0;
+  uint64_t gkey = mapf__cost_key(ng);
+  if (w->gen == open_gen) {
+    mapf__cost2 old = {w->a, w->b};
+    if (mapf__cost_key(old) <= gkey) return 0;
+  } else if (dense_append(&s->cells, &s->ncell, &s->cells_cap, v) < 0) {
+    return -1;
+  }
+  w->a = ng.a;
+  w->b = ng.b;
+  w->gen = open_gen;
+  mapf__cost2 h = mapf__hc(r->four, x, y, r->tx, r->ty), f = {ng.a + h.a, ng.b + h.b};
+  uint64_t fkey = mapf__cost_key(f);
+  if (s->len == s->cap) s->cap = s->cap ? s->cap + s->cap / 2 : 64;
+  s->len++;
+  mapf__bq_entry e = {(fkey & ((UINT64_C(1) << DENSE_SLICE_BITS) - 1)) << MAPF__KEY_BITS |
+                          (MAPF__KEY_MAX - gkey),
+                      (uint64_t)r->seq++ << 32 | (uint32_t)v};
+  if (s->q.cur < 0) s->slice = fkey >> DENSE_SLICE_BITS; /* the first entry's */
+  return mapf__bq_add(&s->q, (int32_t)(fkey >> DENSE_SLICE_BITS) & (MAPF__BQ_N - 1), e);
+}
+
+/* Writes the search held in s into its owner and lets s go. Returns -1 when out of memory. */
+static int dense_write(mapf__rra_scratch *s) {
+  mapf__rra *r = s->owner;
+  s->owner = NULL;
+  if (!r) return 0;
+  int oom = 0;
+  for (int32_t i = 0; i < s->ntouched; i++) {
+    mapf__rra_block *b = block_find(r, s->touched[i], 1, &oom);
+    if (!b) return -1;
+    s->block[s->touched[i]] = b;
+  }
+  const uint32_t closed_gen = s->gen + 1u;
+  for (int32_t i = 0; i < s->ncell; i++) {
+    int32_t c = s->cells[i], y = c / r->width, x = c - y * r->width;
+    mapf__rra_block *b = s->block[block_id(r, x, y)];
+    int k = bit_of(x, y);
+    b->g[k].a = s->node[c].a;
+    b->g[k].b = s->node[c].b;
+    if (s->node[c].gen == closed_gen) b->closed |= (uint64_t)1 << k;
+  }
+  mapf__rra_entry *heap = malloc((size_t)s->cap * sizeof *heap);
+  if (!heap) return -1;
+  r->heap = heap;
+  r->heap_cap = s->cap;
+  /* The entries left, with their full keys (their slices lie ahead of the current one), made a
+   * heap in place (Floyd's, bottom up): any heap of them pops in their one order. */
+  int32_t n = 0;
+  mapf__bq *q = &s->q;
+  for (int32_t w = 0; w < MAPF__BQ_N / 64 && q->count > 0; w++)
+    for (uint64_t m = q->mask[w]; m; m &= m - 1) {
+      int32_t i = w * 64 + __builtin_ctzll(m);
+      uint64_t slice = s->slice + (uint64_t)((i - q->cur) & (MAPF__BQ_N - 1));
+      const mapf__bq_bucket *b = &q->b[i];
+      for (int32_t k = 0; k < b->len; k++) {
+        const mapf__bq_entry *e = &b->e[k];
+        uint64_t fkey = slice << DENSE_SLICE_BITS | e->hi >> MAPF__KEY_BITS;
+        uint64_t gc = e->hi & MAPF__KEY_MAX;
+        heap[n++] =
+            (mapf__rra_entry){fkey << (64 - MAPF__KEY_BITS) | gc >> RRA_LO_BITS,
+                              (gc & ((UINT64_C(1) << RRA_LO_BITS) - 1)) << 32 | e->lo >> 32,
+                              (int32_t)(e->lo & DENSE_CELL_MASK)};
+      }
+    }
+  for (int32_t i = n / 2 - 1; i >= 0; i--) {
+    mapf__rra_entry e = heap[i];
+    int32_t j = i;
+    for (;;) {
+      int32_t c = 2 * j + 1;
+      if (c >= n) break;
+      if (c + 1 < n && entry_before(&heap[c + 1], &heap[c])) c++;
+      if (!entry_before(&heap[c], &e)) break;
+      heap[j] = heap[c];
+      j = c;
+    }
+    heap[j] = e;
+  }
+  r->heap_len = n;
+  mapf__bq_clear(q);
+  return 0;
+}
+
+int mapf__rra_detach(mapf__rra_scratch *s) { return s ? dense_write(s) : 0; }
+
+/* mapf__rra_dist for the search held in s (taking s first when r has not searched yet). */
+static double dense_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
+                         mapf__rra_scratch *s) {
+  if (s->owner != r) {
+    if (dense_write(s) < 0) return -1;
+    const int32_t nblocks = r->bw * ((g->height + 7) / 8);
+    if (dense_begin(s, g->ncells, nblocks) < 0) return -1;
+    s->owner = r;
+    int32_t gx = mapf_grid_x(g, r->goal), gy = mapf_grid_y(g, r->goal);
+    mapf__cost2 zero = {0, 0};
+    if (dense_relax(r, s, r->goal, gx, gy, zero) < 0) return -1;
+  }
+  dense_node *nd = s->node;
+  const uint32_t closed_gen = s->gen + 1u;
+  if (nd[cell].gen == closed_gen) {
+    mapf__cost2 c = {nd[cell].a, nd[cell].b};
+    return mapf__cost_of(c);
+  }
+  const int32_t width = g->width;
+  /* A cell's row by a multiplication (as in astar.c: exact for u < 2^26, width <= 2^14). */
+  const uint64_t row_magic = ((1ull << 40) + (uint64_t)width - 1) / (uint64_t)width;
+  const uint8_t *moves = g->moves;
+  int32_t off[8];
+  memcpy(off, g->offset, sizeof off);
+  while (dense_settle(s)) {
+    mapf__bq_entry e = *mapf__bq_top(&s->q);
+    mapf__bq_pop(&s->q);
+    s->len--;
+    int32_t u = (int32_t)(e.lo & DENSE_CELL_MASK);
+    dense_node *un = &nd[u];
+    if (un->gen == closed_gen) continue; /* stale */
+    mapf__cost2 ug = {un->a, un->b};
+    if (MAPF__KEY_MAX - (e.hi & MAPF__KEY_MAX) > mapf__cost_key(ug))
+      continue; /* stale: g has dropped since */
+    un->gen = closed_gen;
+    r->closed++;
+    (*expansions)++;
+    int32_t uy = (int32_t)(((uint64_t)u * row_magic) >> 40), ux = u - uy * width;
+    const unsigned m = moves[u];
+    const mapf__cost2 card = {ug.a + 1, ug.b}, diag = {ug.a, ug.b + 1};
+    /* The moves in direction order, as mapf__rra_dist's loop. */
+    if (((m & 1u << MAPF_DIR_N) && dense_relax(r, s, u + off[MAPF_DIR_N], ux, uy - 1, card) < 0) ||
+        ((m & 1u << MAPF_DIR_E) && dense_relax(r, s, u + off[MAPF_DIR_E], ux + 1, uy, card) < 0) ||
+        ((m & 1u << MAPF_DIR_S) && dense_relax(r, s, u + off[MAPF_DIR_S], ux, uy + 1, card) < 0) ||
+        ((m & 1u << MAPF_DIR_W) && dense_relax(r, s, u + off[MAPF_DIR_W], ux - 1, uy, card) < 0) ||
+        ((m & 1u << MAPF_DIR_NE) &&
+         dense_relax(r, s, u + off[MAPF_DIR_NE], ux + 1, uy - 1, diag) < 0) ||
+        ((m & 1u << MAPF_DIR_SE) &&
+         dense_relax(r, s, u + off[MAPF_DIR_SE], ux + 1, uy + 1, diag) < 0) ||
+        ((m & 1u << MAPF_DIR_SW) &&
+         dense_relax(r, s, u + off[MAPF_DIR_SW], ux - 1, uy + 1, diag) < 0) ||
+        ((m & 1u << MAPF_DIR_NW) &&
+         dense_relax(r, s, u + off[MAPF_DIR_NW], ux - 1, uy - 1, diag) < 0))
+      return -1;
     if (u == cell) return mapf__cost_of(ug);
   }
   return INFINITY;

@@ -59,10 +59,31 @@ void mapf__rra_start(mapf__rra *r, const mapf_grid *g, int32_t goal, int32_t tar
 /* Frees what r holds and zeroes it (goal = -1: not started); safe on a zeroed r. */
 void mapf__rra_free(mapf__rra *r);
 
+/* Scratch memory for new searches (mapf__rra_dist): dense per-cell records and a bucket queue
+ * for grids of any size, shared by the searches of one thread. */
+typedef struct mapf__rra_scratch mapf__rra_scratch;
+
+/* Returns new scratch memory or NULL; free with mapf__rra_scratch_free (NULL: no-op). */
+mapf__rra_scratch *mapf__rra_scratch_new(void);
+void mapf__rra_scratch_free(mapf__rra_scratch *s);
+
 /* The true distance from cell to the goal (a cost-minimal path over the legal moves),
  * resuming the search until cell is closed; *expansions grows by the cells expanded. Returns
- * the distance, INFINITY when cell cannot reach the goal, or -1 when out of memory. */
-double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions);
+ * the distance, INFINITY when cell cannot reach the goal, or -1 when out of memory.
+ *
+ * With s (may be NULL), a search that has not started (nothing searched since mapf__rra_start)
+ * runs in the dense arrays of s, its first query (the long one, from the goal to the agent) and
+ * every later one, until mapf__rra_detach (or until another new search takes s) writes it into
+ * r: then r is exactly as if every query had run in r's own blocks: the same cells generated and
+ * closed with the same costs, the same blocks and directory, the same open list (stale entries
+ * included, in an order that pops the same), insertion numbers and so the same bytes. Later
+ * queries resume in r. Until then r must not be read (mapf__rra_bytes) or freed. */
+double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
+                      mapf__rra_scratch *s);
+
+/* Writes the search that s holds, if any, into its mapf__rra. Returns 0, or -1 when out of
+ * memory (the search is then lost: free it). */
+int mapf__rra_detach(mapf__rra_scratch *s);
 
 /* Bytes r holds (blocks, directory and open list), for the memory budget and tests. */
 size_t mapf__rra_bytes(const mapf__rra *r);

@@ -342,6 +342,7 @@ typedef struct whca {
   struct lru { int64_t used; int32_t a; } *lru; /* scratch for eviction */
   rtable rt;
   st_scratch st;
+  mapf__rra_scratch *rra_scratch; /* for each RRA*'s first query */
 } whca;
 
 static int32_t gcd32(int32_t a, int32_t b) {
@@ -380,8 +381,9 @@ static int whca_init(mapf__sim *sim, void **state, mapf_diag *d) {
   W->rra = calloc(m, sizeof *W->rra);
   W->last_used = calloc(m, sizeof *W->last_used);
   W->lru = malloc(m * sizeof *W->lru);
+  W->rra_scratch = mapf__rra_scratch_new();
   if (!W->order || !W->plan || !W->plan_t0 || !W->plan_len || !W->marked || !W->victims ||
-      !W->rra || !W->last_used || !W->lru) {
+      !W->rra || !W->last_used || !W->lru || !W->rra_scratch) {
     whca_free(W);
     return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
   }
@@ -415,6 +417,7 @@ static void whca_free(void *state) {
   free(W->st.node);
   free(W->st.slot);
   free(W->st.heap);
+  mapf__rra_scratch_free(W->rra_scratch);
   free(W);
 }
 
@@ -477,7 +480,7 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
   size_t bytes0 = mapf__rra_bytes(r);
   W->last_used[a] = ++W->serial;
   if (st_begin(s) < 0) return -1;
-  double h0 = mapf__rra_dist(r, g, start, &rexp);
+  double h0 = mapf__rra_dist(r, g, start, &rexp, W->rra_scratch);
   int created;
   int32_t root = st_node_of(s, start, 0, &created);
   if (h0 < 0 || root < 0) return -1;
@@ -520,7 +523,7 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
       }
       st_node *vn = &s->node[id];
       if (!created && (vn->closed || vn->g <= ng + ST_EPS)) continue;
-      double h = mapf__rra_dist(r, g, v, &rexp);
+      double h = mapf__rra_dist(r, g, v, &rexp, W->rra_scratch);
       if (h < 0) {
         fail = 1;
         break;
@@ -539,6 +542,8 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
     }
     if (fail) break;
   }
+  /* A new RRA* ran in the scratch (rra.h): into its blocks before its bytes are counted. */
+  if (mapf__rra_detach(W->rra_scratch) < 0) fail = 1;
   W->rra_bytes += mapf__rra_bytes(r) - bytes0; /* RRA* memory only grows between evictions */
   sim->expansions += exp + rexp;
   sim->agent[a].expansions += exp + rexp;

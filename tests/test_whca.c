@@ -55,7 +55,7 @@ static void check_rra(const mapf_grid *g, uint64_t seed, int goals, int queries)
     int64_t exp = 0, last_exp = 0;
     for (int q = 0; q < queries; q++) {
       int32_t c = random_cell(g, &rng, comp);
-      double dist = mapf__rra_dist(&r, g, c, &exp);
+      double dist = mapf__rra_dist(&r, g, c, &exp, NULL);
       resumed += exp > last_exp && q > 0;
       last_exp = exp;
       mapf_astar_result ar;
@@ -65,13 +65,13 @@ static void check_rra(const mapf_grid *g, uint64_t seed, int goals, int queries)
                          g->name, c, goal, dist, ar.cost);
       mapf__rra_start(&fresh, g, goal, target);
       int64_t fexp = 0;
-      double again = mapf__rra_dist(&fresh, g, c, &fexp);
+      double again = mapf__rra_dist(&fresh, g, c, &fexp, NULL);
       cr_assert_float_eq(again, dist, 1e-9, "a fresh search gives %.12f, resumed %.12f", again,
                          dist);
       mapf__rra_free(&fresh);
       /* Asking again costs nothing: the cell is closed. */
       int64_t before = exp;
-      cr_assert_eq(mapf__rra_dist(&r, g, c, &exp), dist);
+      cr_assert_eq(mapf__rra_dist(&r, g, c, &exp, NULL), dist);
       cr_assert_eq(exp, before);
     }
     cr_assert_gt(mapf__rra_bytes(&r), 0);
@@ -107,11 +107,116 @@ Test(rra, a_cell_of_another_component_is_infinitely_far) {
   mapf__rra r = {0};
   mapf__rra_start(&r, g, 0, 1);
   int64_t exp = 0;
-  cr_assert_float_eq(mapf__rra_dist(&r, g, mapf_grid_id(g, 1, 1), &exp), MAPF_SQRT2, 1e-12);
-  cr_assert(isinf(mapf__rra_dist(&r, g, 4, &exp)));
+  cr_assert_float_eq(mapf__rra_dist(&r, g, mapf_grid_id(g, 1, 1), &exp, NULL), MAPF_SQRT2, 1e-12);
+  cr_assert(isinf(mapf__rra_dist(&r, g, 4, &exp, NULL)));
   cr_assert_eq(exp, 4, "the whole component was expanded, once");
   mapf__rra_free(&r);
   mapf_grid_free(g);
+}
+
+/* The whole state of two searches is the same: counters, bytes, directory (the same block ids
+ * in the same places), every block's costs and closed bits, and the open lists as multisets
+ * (entries sorted: any two heaps of them pop alike). */
+static int entry_cmp(const void *x, const void *y) {
+  const mapf__rra_entry *p = x, *q = y;
+  if (p->hi != q->hi) return p->hi < q->hi ? -1 : 1;
+  if (p->lo != q->lo) return p->lo < q->lo ? -1 : 1;
+  return (p->cell > q->cell) - (p->cell < q->cell);
+}
+
+static void same_rra(const mapf__rra *a, const mapf__rra *b, const char *when) {
+  cr_assert_eq(a->goal, b->goal, "%s", when);
+  cr_assert_eq(a->seq, b->seq, "%s: insertion numbers", when);
+  cr_assert_eq(a->closed, b->closed, "%s: closed", when);
+  cr_assert_eq(a->nblock, b->nblock, "%s: blocks", when);
+  cr_assert_eq(a->dir_cap, b->dir_cap, "%s: directory", when);
+  cr_assert_eq(a->heap_len, b->heap_len, "%s: open list", when);
+  cr_assert_eq(a->heap_cap, b->heap_cap, "%s: open list's room", when);
+  cr_assert_eq(mapf__rra_bytes(a), mapf__rra_bytes(b), "%s: bytes", when);
+  for (int32_t i = 0; i < a->dir_cap; i++) {
+    cr_assert_eq(a->dir_key[i], b->dir_key[i], "%s: directory slot %d", when, i);
+    if (a->dir_key[i] >= 0)
+      cr_assert_eq(memcmp(a->dir_val[i], b->dir_val[i], sizeof *a->dir_val[i]), 0,
+                   "%s: block %d", when, a->dir_key[i]);
+  }
+  size_t n = (size_t)a->heap_len;
+  mapf__rra_entry *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * sizeof *y);
+  if (n) {
+    memcpy(x, a->heap, n * sizeof *x);
+    memcpy(y, b->heap, n * sizeof *y);
+  }
+  qsort(x, n, sizeof *x, entry_cmp);
+  qsort(y, n, sizeof *y, entry_cmp);
+  for (size_t i = 0; i < n; i++)
+    cr_assert_eq(entry_cmp(&x[i], &y[i]), 0, "%s: open entry %zu", when, i);
+  free(x);
+  free(y);
+}
+
+/* A new search run in the scratch's dense arrays (its first query to the target, then random
+ * queries, some of another component) ends, once detached, in exactly the state of the same
+ * queries answered in the search's own blocks, with the same answers and expansions; later
+ * queries, resumed in the blocks, agree too. Two searches take the scratch in turn, the second
+ * from the first without a detach. */
+static void check_dense(const mapf_grid *g, uint64_t seed, int goals, int queries) {
+  mapf_rng rng;
+  mapf_rng_seed(&rng, seed);
+  int32_t comp = largest_component(g);
+  mapf__rra_scratch *s = mapf__rra_scratch_new();
+  cr_assert_not_null(s);
+  for (int k = 0; k < goals; k += 2) {
+    mapf__rra dense[2] = {{0}}, plain[2] = {{0}};
+    int64_t de[2] = {0, 0}, pe[2] = {0, 0};
+    for (int j = 0; j < 2; j++) {
+      int32_t goal = random_cell(g, &rng, comp), target = random_cell(g, &rng, comp);
+      mapf__rra_start(&dense[j], g, goal, target);
+      mapf__rra_start(&plain[j], g, goal, target);
+      double d = mapf__rra_dist(&dense[j], g, target, &de[j], s);
+      cr_assert_eq(d, mapf__rra_dist(&plain[j], g, target, &pe[j], NULL));
+      for (int q = 0; q < queries; q++) {
+        int32_t c = (int32_t)mapf_rng_below(&rng, (uint64_t)g->ncells);
+        if (!g->passable[c]) continue;
+        d = mapf__rra_dist(&dense[j], g, c, &de[j], s);
+        cr_assert_eq(d, mapf__rra_dist(&plain[j], g, c, &pe[j], NULL), "cell %d", c);
+        cr_assert_eq(de[j], pe[j], "cell %d: expansions", c);
+      }
+    }
+    cr_assert_eq(mapf__rra_detach(s), 0);
+    for (int j = 0; j < 2; j++) {
+      same_rra(&dense[j], &plain[j], j ? "written when detached" : "written when taken");
+      for (int q = 0; q < queries; q++) {
+        int32_t c = random_cell(g, &rng, comp);
+        double d = mapf__rra_dist(&dense[j], g, c, &de[j], NULL);
+        cr_assert_eq(d, mapf__rra_dist(&plain[j], g, c, &pe[j], NULL), "cell %d", c);
+        cr_assert_eq(de[j], pe[j], "cell %d: expansions", c);
+      }
+      same_rra(&dense[j], &plain[j], "resumed in the blocks");
+      mapf__rra_free(&dense[j]);
+      mapf__rra_free(&plain[j]);
+    }
+  }
+  mapf__rra_scratch_free(s);
+}
+
+Test(rra, a_search_in_the_scratch_ends_as_one_in_its_blocks_on_real_maps, .timeout = 300) {
+  REQUIRE_MAPS(maps);
+  const char *names[] = {"dao/lak307d.map", "mapf/den520d.map", "bg512/AR0414SR.map"};
+  for (int i = 0; i < 3; i++) {
+    mapf_grid *g = test_load_movingai(maps, names[i]);
+    check_dense(g, 21 + (uint64_t)i, 6, 60);
+    cr_assert_eq(mapf_grid_set_connectivity(g, 4), MAPF_OK);
+    check_dense(g, 31 + (uint64_t)i, 4, 60);
+    mapf_grid_free(g);
+  }
+}
+
+Test(rra, a_search_in_the_scratch_ends_as_one_in_its_blocks_on_generated_maps, .timeout = 120) {
+  mapf_mapgen_kind kinds[] = {MAPF_MAPGEN_RANDOM, MAPF_MAPGEN_ROOMS, MAPF_MAPGEN_MAZE};
+  for (int k = 0; k < 3; k++) {
+    mapf_grid *g = generated(kinds[k], 61, 13 + (uint64_t)k);
+    check_dense(g, 41 + (uint64_t)k, 8, 80);
+    mapf_grid_free(g);
+  }
 }
 
 /* --- WHCA* runs ------------------------------------------------------------------------- */
@@ -571,3 +676,64 @@ Test(whca_cli, solve_writes_a_legal_trace_on_lak307d, .timeout = 300) {
   mapf_grid_free(g);
 }
 #endif
+
+/* --- Recorded results ------------------------------------------------------------------- */
+
+/* FNV-1a over every step's positions: a whole run's moves in one number. */
+static void hash_positions(void *ud, int64_t t, const int32_t *pos, int32_t n) {
+  uint64_t *h = ud;
+  *h ^= (uint64_t)t;
+  *h *= UINT64_C(0x100000001b3);
+  for (int32_t a = 0; a < n; a++) {
+    *h ^= (uint32_t)pos[a];
+    *h *= UINT64_C(0x100000001b3);
+  }
+}
+
+/* Runs on lak307d with 200 agents under both executions, with 4 moves, and with a memory budget
+ * of 1 MB (RRA* searches dropped and restarted, as their bytes decide), as recorded with the
+ * code before new RRA* searches ran in dense arrays (commit de0738d): the moves of every step,
+ * the searches, expansions and failed moves. A speed-up must leave them all as they were. */
+Test(whca, real_map_runs_keep_their_recorded_moves_and_work, .timeout = 300) {
+  REQUIRE_MAPS(maps);
+  static const struct {
+    int conn, memory;
+    mapf_execution exec;
+    int64_t steps, searches, expansions, failed_moves;
+    uint64_t hash;
+  } want[] = {
+      {8, 1024, MAPF_EXEC_CHAINS, 79, 4000, 137243, 0, UINT64_C(0xb88c2d7bdd2fd465)},
+      {8, 1024, MAPF_EXEC_SINGLE_PASS, 79, 4000, 142952, 0, UINT64_C(0x363fa5bdf510fbaf)},
+      {8, 1, MAPF_EXEC_CHAINS, 79, 4000, 386519, 0, UINT64_C(0xb88c2d7bdd2fd465)},
+      {4, 1024, MAPF_EXEC_CHAINS, 98, 5000, 177552, 0, UINT64_C(0x232e6cce34fd4213)},
+  };
+  mapf_grid *g = test_load_movingai(maps, "dao/lak307d.map");
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    cr_assert_eq(mapf_grid_set_connectivity(g, want[i].conn), MAPF_OK);
+    mapf_instance *inst = test_random_instance(g, 200, 17);
+    mapf_run_config cfg = test_run_config(g, inst, "whca");
+    test_set_param(cfg.algo, &cfg.params, "memory", want[i].memory);
+    cfg.limits.steps = 2000;
+    cfg.execution = want[i].exec;
+    cfg.seed = 7;
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    cfg.on_step = hash_positions;
+    cfg.ud = &h;
+    mapf_result res;
+    test_run(&cfg, &res);
+    char run[64];
+    snprintf(run, sizeof run, "%s %d moves, %d MB", mapf_execution_name(want[i].exec),
+             want[i].conn, want[i].memory);
+    cr_expect_eq(res.steps, want[i].steps, "%s: steps %lld", run, (long long)res.steps);
+    cr_expect_eq(res.searches, want[i].searches, "%s: searches %lld", run,
+                 (long long)res.searches);
+    cr_expect_eq(res.expansions, want[i].expansions, "%s: expansions %lld", run,
+                 (long long)res.expansions);
+    cr_expect_eq(res.failed_moves, want[i].failed_moves, "%s: failed moves %lld", run,
+                 (long long)res.failed_moves);
+    cr_expect_eq(h, want[i].hash, "%s: moves hash 0x%016llx", run, (unsigned long long)h);
+    mapf_result_clear(&res);
+    mapf_instance_free(inst);
+  }
+  mapf_grid_free(g);
+}
