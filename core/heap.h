@@ -16,10 +16,17 @@
  * The functions are inline: called through a wrapper, a plain static copy cost DM 2% more
  * instructions (callgrind). Sifting is the textbook one, with two comparisons per level: the
  * orders these searches use compare reals with an epsilon, which is not transitive, so a heap
- * that sifted otherwise could break a near-tie the other way and change results. The two open
- * lists that decide speed keep their own heaps: RTAA*'s and A*'s (search_int.h) compare one
- * integer key and sift Floyd's way, FAR's (far.c) is 4-ary and tracks each cell's position to
- * lower keys in place. */
+ * that sifted otherwise could break a near-tie the other way and change results.
+ *
+ *   MAPF__HEAP_DEFINE_SELECT(prefix, type, before, before_nb)
+ *
+ * is the same heap, making the same comparisons in the same order, whose pop chooses between
+ * two children with before_nb, which must return what before does, computed without branches:
+ * which child is smaller is a coin toss for the branch predictor, while whether to go down a
+ * level is not (DM: about 7 % less time; before_nb everywhere cost it 20 %).
+ *
+ * The open lists of A*, FAR and A*-Replan (search_int.h's bucket queue) and RTAA*'s
+ * (search_int.h's heap) compare exact integer keys and keep their own structures. */
 #ifndef MAPF_HEAP_H
 #define MAPF_HEAP_H
 
@@ -27,6 +34,9 @@
 #include <stdlib.h>
 
 #define MAPF__HEAP_DEFINE(prefix, type, before)                                                  \
+  MAPF__HEAP_DEFINE_SELECT(prefix, type, before, before)
+
+#define MAPF__HEAP_DEFINE_SELECT(prefix, type, before, before_nb)                                \
   static inline int prefix##_push(type **heap, int32_t *len, int32_t *cap, int32_t first_cap,  \
                                   type e) {                                                    \
     if (*len == *cap) {                                                                          \
@@ -57,7 +67,7 @@
       for (;;) {                                                                                 \
         int32_t c = 2 * i + 1;                                                                   \
         if (c >= n) break;                                                                       \
-        if (c + 1 < n && before(&h[c + 1], &h[c])) c++;                                          \
+        if (c + 1 < n) c += before_nb(&h[c + 1], &h[c]);                                         \
         if (!before(&h[c], &e)) break;                                                           \
         h[i] = h[c];                                                                             \
         i = c;                                                                                   \

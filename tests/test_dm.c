@@ -541,3 +541,66 @@ Test(dm, agent_centric_maps_are_sparse, .timeout = 120) {
   mapf_instance_free(inst);
   mapf_grid_free(g);
 }
+
+/* ---- recorded results ---------------------------------------------------------------------- */
+
+/* FNV-1a over every step's positions: a whole run's moves in one number. */
+static void hash_positions(void *ud, int64_t t, const int32_t *pos, int32_t n) {
+  uint64_t *h = ud;
+  *h ^= (uint64_t)t;
+  *h *= UINT64_C(0x100000001b3);
+  for (int32_t a = 0; a < n; a++) {
+    *h ^= (uint32_t)pos[a];
+    *h *= UINT64_C(0x100000001b3);
+  }
+}
+
+/* Runs on lak307d with 600 agents (the paper's weight 5 and weight 0, whose equal-cost paths
+ * make the heap's near-ties; local maps of radius 2; repair 8), as recorded with the code before
+ * the heap chose between children without a branch (commit de0738d): the moves of every step,
+ * the searches, expansions, failed moves and the final coherence, bit for bit. The heap's
+ * epsilon comparisons are not transitive, so any other sifting could change them. */
+Test(dm, real_map_runs_keep_their_recorded_moves_and_work, .timeout = 300) {
+  REQUIRE_MAPS(maps);
+  static const struct {
+    double weight;
+    int radius, repair;
+    int64_t steps, searches, expansions, failed_moves;
+    double coherence;
+    uint64_t hash;
+  } want[] = {
+      {5, 0, 0, 110, 3387, 1376297, 2781, 0x1.09d05882b6717p-1, UINT64_C(0x0533d4e99efef829)},
+      {0, 0, 0, 89, 3398, 114361, 2795, 0x1.7f81cd6062147p-2, UINT64_C(0x2aee76295e971c48)},
+      {5, 2, 0, 96, 3477, 125354, 2869, 0x1.825bc65d89f1cp-2, UINT64_C(0xa9f350f8c1a5820e)},
+      {5, 0, 8, 111, 3473, 180699, 2864, 0x1.cecaf7aea777fp-2, UINT64_C(0xb87a8f81ffdde270)},
+  };
+  mapf_grid *g = test_load_movingai(maps, "dao/lak307d.map");
+  mapf_instance *inst = test_random_instance(g, 600, 17);
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    mapf_run_config cfg = test_run_config(g, inst, "dm");
+    test_set_param(cfg.algo, &cfg.params, "weight", want[i].weight);
+    test_set_param(cfg.algo, &cfg.params, "local_radius", want[i].radius);
+    test_set_param(cfg.algo, &cfg.params, "repair", want[i].repair);
+    cfg.limits.steps = 600;
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    cfg.on_step = hash_positions;
+    cfg.ud = &h;
+    mapf_result res;
+    test_run(&cfg, &res);
+    char run[64];
+    snprintf(run, sizeof run, "weight %g radius %d repair %d", want[i].weight, want[i].radius,
+             want[i].repair);
+    cr_expect_eq(res.steps, want[i].steps, "%s: steps %lld", run, (long long)res.steps);
+    cr_expect_eq(res.searches, want[i].searches, "%s: searches %lld", run,
+                 (long long)res.searches);
+    cr_expect_eq(res.expansions, want[i].expansions, "%s: expansions %lld", run,
+                 (long long)res.expansions);
+    cr_expect_eq(res.failed_moves, want[i].failed_moves, "%s: failed moves %lld", run,
+                 (long long)res.failed_moves);
+    cr_expect_eq(res.coherence, want[i].coherence, "%s: coherence %a", run, res.coherence);
+    cr_expect_eq(h, want[i].hash, "%s: moves hash 0x%016llx", run, (unsigned long long)h);
+    mapf_result_clear(&res);
+  }
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
