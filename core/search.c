@@ -73,3 +73,80 @@ int mapf__bq_grow(mapf__bq_bucket *b) {
   b->cap = cap;
   return 0;
 }
+
+/* Min-heap sift-down (the first entry at the root), for bq_heapsort. */
+static void bq_down(mapf__bq_entry *h, int32_t n, int32_t i, mapf__bq_entry e) {
+  for (;;) {
+    int32_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n) c += mapf__bq_before(&h[c + 1], &h[c]);
+    if (!mapf__bq_before(&h[c], &e)) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = e;
+}
+
+static void bq_heapsort(mapf__bq_entry *e, int32_t n) {
+  for (int32_t p = n / 2 - 1; p >= 0; p--) bq_down(e, n, p, e[p]);
+  for (int32_t end = n - 1; end > 0; end--) {
+    mapf__bq_entry x = e[end];
+    e[end] = e[0];
+    bq_down(e, end, 0, x);
+  }
+}
+
+/* Does x go before y in the array (first last): does y come out first? */
+static inline int bq_left(const mapf__bq_entry *x, const mapf__bq_entry *y) {
+  return mapf__bq_before(y, x);
+}
+
+static inline void bq_swap(mapf__bq_entry *e, int32_t i, int32_t j) {
+  mapf__bq_entry t = e[i];
+  e[i] = e[j];
+  e[j] = t;
+}
+
+/* Quicksort (Hoare's partition around the median of three) down to runs of at most 16 entries,
+ * left for the insertion sort of mapf__bq_sort_long; heapsort when depth runs out. */
+static void bq_quick(mapf__bq_entry *e, int32_t n, int depth) {
+  while (n > 16) {
+    if (depth-- == 0) {
+      bq_heapsort(e, n);
+      return;
+    }
+    int32_t m = (n - 1) / 2;
+    if (bq_left(&e[m], &e[0])) bq_swap(e, 0, m);
+    if (bq_left(&e[n - 1], &e[m])) {
+      bq_swap(e, m, n - 1);
+      if (bq_left(&e[m], &e[0])) bq_swap(e, 0, m);
+    }
+    mapf__bq_entry p = e[m];
+    int32_t i = -1, j = n;
+    for (;;) {
+      do i++;
+      while (bq_left(&e[i], &p));
+      do j--;
+      while (bq_left(&p, &e[j]));
+      if (i >= j) break;
+      bq_swap(e, i, j);
+    }
+    /* e[0 .. j] go before p's place, e[j + 1 ..] after: recurse on the smaller part. */
+    int32_t left = j + 1;
+    if (left < n - left) {
+      bq_quick(e, left, depth);
+      e += left;
+      n -= left;
+    } else {
+      bq_quick(e + left, n - left, depth);
+      n = left;
+    }
+  }
+}
+
+void mapf__bq_sort_long(mapf__bq_entry *e, int32_t n) {
+  int depth = 0;
+  for (int32_t k = n; k > 1; k >>= 1) depth += 2;
+  bq_quick(e, n, depth);
+  for (int32_t i = 1; i < n; i++) mapf__bq_insert(e, i, e[i]);
+}

@@ -313,34 +313,16 @@ MAPF__INLINE void mapf__bq_insert(mapf__bq_entry *e, int32_t len, mapf__bq_entry
   e[j] = x;
 }
 
-/* Min-heap sift-down (the first entry at the root), for mapf__bq_heapsort. */
-static inline void mapf__bq_down(mapf__bq_entry *h, int32_t n, int32_t i, mapf__bq_entry e) {
-  for (;;) {
-    int32_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n) c += mapf__bq_before(&h[c + 1], &h[c]);
-    if (!mapf__bq_before(&h[c], &e)) break;
-    h[i] = h[c];
-    i = c;
-  }
-  h[i] = e;
-}
-
-/* Heapsort of n entries, the first last (mapf__bq_sort's long case). */
-static inline void mapf__bq_heapsort(mapf__bq_entry *e, int32_t n) {
-  for (int32_t p = n / 2 - 1; p >= 0; p--) mapf__bq_down(e, n, p, e[p]);
-  for (int32_t end = n - 1; end > 0; end--) {
-    mapf__bq_entry x = e[end];
-    e[end] = e[0];
-    mapf__bq_down(e, end, 0, x);
-  }
-}
+/* Sorts n entries with the first last (mapf__bq_sort's long case): quicksort, heapsort past
+ * 2 log2 n levels (O(n log n) for any n). */
+void mapf__bq_sort_long(mapf__bq_entry *e, int32_t n);
 
 /* Sorts n entries with the first last: insertion sort when short (the usual case: a slice holds
- * a few entries when its turn comes), heapsort otherwise (O(n log n) for any n). */
+ * a few entries when its turn comes), mapf__bq_sort_long otherwise. Entries are distinct, so
+ * any correct sort gives the one order. */
 MAPF__INLINE void mapf__bq_sort(mapf__bq_entry *e, int32_t n) {
   if (n > 16) {
-    mapf__bq_heapsort(e, n);
+    mapf__bq_sort_long(e, n);
     return;
   }
   for (int32_t i = 1; i < n; i++) mapf__bq_insert(e, i, e[i]);
