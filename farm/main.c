@@ -1223,7 +1223,8 @@ static int add_events(farm_scen_spec *ev, const char *events_path, const mapf_gr
   if (events_path) rc = mapf_events_load(events_path, &ev->events_file, &d);
   if (rc == MAPF_OK) rc = farm_events_texts(ev, events_path);
   if (rc == MAPF_OK) rc = farm_events_add(ev, g, seed, inst, &d);
-  if (rc == MAPF_OK) rc = mapf_instance_check(inst, g, &d);
+  /* Now, so that a bad event is exit 2 before the run (which checks the instance too). */
+  if (rc == MAPF_OK && ev->events_key) rc = mapf_instance_check(inst, g, &d);
   mapf_events_free(ev->events_file);
   free(ev->events);
   free(ev->events_key);
