@@ -402,12 +402,67 @@ static void bmaa_retarget(mapf__sim *sim, void *state, int32_t a) {
   ag->path_len = 0;
 }
 
+/* Learned values after cells opened (docs/events.md). An opening can only shorten distances,
+ * and every path it shortens passes an opened cell c, so the distance from s is at least
+ * min(its old distance, H(s, c) + H(c, goal) over the opened c), with H the grid's heuristic:
+ * each value is lowered to that bound and stays admissible; being the minimum of consistent
+ * functions and no lower than H(s, goal), the values stay consistent too (RTAA*'s update needs
+ * both: Koenig & Likhachev 2006). Values far from every opening keep what they learned. */
+static void clamp_opened(mapf__cellmap *m, const mapf_grid *g, int32_t goal, const int32_t *open,
+                         int32_t k) {
+  if (goal < 0 || m->cap == 0) return;
+  const int four = g->connectivity == 4;
+  int32_t gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
+  for (int32_t i = 0; i < m->cap; i++) {
+    hslot *sl = (hslot *)(m->slot + (size_t)i * sizeof(hslot));
+    if (sl->key < 0) continue;
+    int32_t sx = mapf_grid_x(g, sl->key), sy = mapf_grid_y(g, sl->key);
+    for (int32_t j = 0; j < k; j++) {
+      int32_t cx = mapf_grid_x(g, open[j]), cy = mapf_grid_y(g, open[j]);
+      mapf__cost2 a = mapf__hc(four, sx, sy, cx, cy), b = mapf__hc(four, cx, cy, gx, gy);
+      mapf__cost2 via = {a.a + b.a, a.b + b.b};
+      if (mapf__cost_of(via) < mapf__cost_of(sl->val)) sl->val = via;
+    }
+  }
+}
+
+/* The map changed (sim_int.h). A prefix with a move the map no longer has is dropped (the
+ * agent searches at its next step); learned values stay where cells closed (a closing only
+ * lengthens distances, so they stay admissible: the property the paper's "loses only a small
+ * amount of search" rests on, Sigurdson et al. 2018 Sec. I) and are lowered where cells
+ * opened (clamp_opened). The flow annotation, made lazily from the map, starts again. */
+static int bmaa_map_changed(mapf__sim *sim, void *state, const int32_t *cells, int32_t n) {
+  bmaa *b = state;
+  const mapf_grid *g = sim->grid;
+  for (int32_t i = 0; i < b->n; i++) {
+    bmaa_agent *ag = &b->a[i];
+    if (ag->path_len == 0) continue;
+    int32_t from = ag->path_pos; /* from the cell it stands on: the last step's move is made */
+    if (from + 1 < ag->path_len && ag->path[from + 1] == sim->pos[i]) from++;
+    if (!mapf__path_legal(g, ag->path, from, ag->path_len)) ag->path_len = 0;
+  }
+  if (b->flow) {
+    mapf_flow_lazy_free(b->flow);
+    if (!(b->flow = mapf_flow_lazy_new(g))) return MAPF_ENOMEM;
+  }
+  int32_t *open = malloc((size_t)n * sizeof *open);
+  if (!open) return MAPF_ENOMEM;
+  int32_t k = mapf__opened(g, cells, n, open);
+  for (int32_t i = 0; k > 0 && i < b->n; i++) {
+    clamp_opened(&b->a[i].h, g, b->a[i].h_goal, open, k);
+    clamp_opened(&b->a[i].other, g, b->a[i].other_goal, open, k);
+  }
+  free(open);
+  return MAPF_OK;
+}
+
 static const mapf__planner_vt bmaa_vt = {
     .init = bmaa_init,
     .plan = bmaa_plan,
     .pushed = bmaa_pushed,
     .free = bmaa_free,
     .retarget = bmaa_retarget,
+    .map_changed = bmaa_map_changed,
 };
 
 MAPF_ALGORITHM(bmaa, 10) = {

@@ -513,6 +513,26 @@ static void dm_retarget(mapf__sim *sim, void *state, int32_t a) {
   D->ag[a].wanted = 0;
 }
 
+/* The map changed (sim_int.h; docs/events.md): an agent whose path has a move the map no
+ * longer has plans again at its next step (rule 2 on the new map); one that found no path (a
+ * closed door cut it off) already searches at every step. The direction map keeps what agents
+ * did: a closed cell's vectors are history, and an opened cell starts empty, as every cell did. */
+static int dm_map_changed(mapf__sim *sim, void *state, const int32_t *cells, int32_t n) {
+  (void)cells;
+  (void)n;
+  dm *D = state;
+  for (int32_t i = 0; i < sim->n; i++) {
+    dm_agent *A = &D->ag[i];
+    if (A->len == 0) continue;
+    int32_t from = A->at + 1 < A->len && A->path[A->at + 1] == sim->pos[i] ? A->at + 1 : A->at;
+    if (!mapf__path_legal(sim->grid, A->path, from, A->len)) {
+      A->len = 0;
+      A->wanted = 0;
+    }
+  }
+  return MAPF_OK;
+}
+
 /* Rule 6. */
 static double dm_coherence(const mapf__sim *sim, const void *state) {
   const dm *D = state;
@@ -531,6 +551,7 @@ static const mapf__planner_vt dm_vt = {
     .pushed = dm_pushed,
     .free = dm_free,
     .retarget = dm_retarget,
+    .map_changed = dm_map_changed,
     .moved = dm_moved,
     .coherence = dm_coherence,
 };

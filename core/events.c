@@ -115,6 +115,148 @@ int32_t mapf_lifelong_task(const mapf_grid *g, uint64_t seed, int32_t a, int64_t
   return c == current ? cells[size - 1] : c;
 }
 
+/* Appends door d to *out (grown by doubling). Returns 0, or -1 when out of memory. */
+static int door_add(mapf_door **out, int32_t *n, int32_t *cap, mapf_door d) {
+  if (*n == *cap) {
+    int32_t c = *cap ? 2 * *cap : 64;
+    mapf_door *p = realloc(*out, (size_t)c * sizeof *p);
+    if (!p) return -1;
+    *out = p;
+    *cap = c;
+  }
+  (*out)[(*n)++] = d;
+  return 0;
+}
+
+int32_t mapf_doors_find(const mapf_grid *g, int32_t width, mapf_door **out) {
+  *out = NULL;
+  int32_t n = 0, cap = 0;
+  const uint8_t *p = g->passable;
+  int32_t w = g->width, h = g->height;
+  /* Rows: runs across a corridor that goes north-south; then columns, across one that goes
+   * east-west. A run is maximal: blocked (or the map's edge) at both ends. */
+  for (int pass = 0; pass < 2; pass++) {
+    int32_t lines = pass ? w : h, along = pass ? h : w, step = pass ? w : 1;
+    for (int32_t l = 0; l < lines; l++) {
+      for (int32_t k = 0; k < along;) {
+        int32_t c0 = pass ? k * w + l : l * w + k;
+        if (!p[c0]) {
+          k++;
+          continue;
+        }
+        int32_t len = 0, ok = 1;
+        for (; k < along && p[c0 + len * step]; k++, len++) {
+          int32_t c = c0 + len * step;
+          /* Both sides across the run: the corridor goes on through each cell. */
+          int32_t x = mapf_grid_x(g, c), y = mapf_grid_y(g, c);
+          int side1 = pass ? x > 0 && p[c - 1] : y > 0 && p[c - w];
+          int side2 = pass ? x + 1 < w && p[c + 1] : y + 1 < h && p[c + w];
+          ok &= side1 && side2;
+        }
+        if (ok && len <= width && door_add(out, &n, &cap, (mapf_door){c0, len, step}) < 0) {
+          free(*out);
+          *out = NULL;
+          return -1;
+        }
+      }
+    }
+  }
+  return n;
+}
+
+typedef struct change_order {
+  mapf_mapchange c;
+  int64_t k;
+} change_order;
+
+/* By step, openings first, then as made. */
+static int cmp_change(const void *a, const void *b) {
+  const change_order *x = a, *y = b;
+  if (x->c.step != y->c.step) return x->c.step < y->c.step ? -1 : 1;
+  if (x->c.open != y->c.open) return x->c.open ? -1 : 1;
+  return (x->k > y->k) - (x->k < y->k);
+}
+
+int mapf_doors_generate(const mapf_grid *g, mapf_instance *inst, int64_t every, int32_t count,
+                        int32_t width, int64_t duration, int32_t rounds, uint64_t seed,
+                        mapf_diag *d) {
+  if (every < 1 || count < 1 || width < 1 || width > MAPF_DOOR_MAX_WIDTH || duration < 1 ||
+      rounds < 1 || every > INT64_MAX / 4 / rounds || duration > INT64_MAX / 4)
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                         "doors: expected every >= 1, count >= 1, 1 <= width <= %d, duration >= 1 "
+                         "and rounds >= 1", MAPF_DOOR_MAX_WIDTH);
+  if ((int64_t)count * rounds * width > INT32_MAX / 4)
+    return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "doors: too many map changes");
+  free(inst->change);
+  inst->change = NULL;
+  inst->nchange = 0;
+  mapf_door *door = NULL;
+  int32_t nd = mapf_doors_find(g, width, &door);
+  int64_t *until = NULL; /* per cell: the step it opens again (0: open) */
+  int32_t *avail = NULL;
+  change_order *o = malloc(2 * (size_t)count * (size_t)rounds * (size_t)width * sizeof *o);
+  if (nd > 0) avail = malloc((size_t)nd * sizeof *avail);
+  until = calloc((size_t)g->ncells, sizeof *until);
+  int rc = MAPF_OK;
+  if (nd < 0 || !o || !until || (nd > 0 && !avail)) rc = MAPF_ENOMEM;
+  mapf_rng rng;
+  mapf_rng_seed(&rng, seed);
+  int64_t no = 0;
+  for (int32_t r = 1; r <= rounds && rc == MAPF_OK; r++) {
+    int64_t t = r * every;
+    int32_t na = 0;
+    for (int32_t i = 0; i < nd; i++) {
+      int open = 1;
+      for (int32_t k = 0; k < door[i].len && open; k++)
+        open = until[door[i].cell + k * door[i].step] <= t;
+      if (open) avail[na++] = i;
+    }
+    /* A partial Fisher-Yates draw; doors that share a cell with one drawn before them in the
+     * round are skipped. */
+    int32_t drawn = 0;
+    for (int32_t i = 0; i < na && drawn < count; i++) {
+      int32_t j = i + (int32_t)mapf_rng_below(&rng, (uint64_t)(na - i));
+      int32_t tmp = avail[i];
+      avail[i] = avail[j];
+      avail[j] = tmp;
+      const mapf_door *dr = &door[avail[i]];
+      int open = 1;
+      for (int32_t k = 0; k < dr->len && open; k++) open = until[dr->cell + k * dr->step] <= t;
+      if (!open) continue;
+      for (int32_t k = 0; k < dr->len; k++) {
+        int32_t c = dr->cell + k * dr->step;
+        until[c] = t + duration;
+        o[no] = (change_order){{t, c, 0}, no};
+        no++;
+        o[no] = (change_order){{t + duration, c, 1}, no};
+        no++;
+      }
+      drawn++;
+    }
+    if (drawn < count) {
+      rc = mapf_diag_set(d, MAPF_ENOSPACE, NULL, 0, 0,
+                         "doors: map %s has %d doors of width at most %d (passages that narrow)"
+                         "%s; cannot close %d at once",
+                         g->name, (int)nd, (int)width,
+                         na < nd ? ", not all open again in time" : "", (int)count);
+      break;
+    }
+  }
+  if (rc == MAPF_OK) {
+    qsort(o, (size_t)no, sizeof *o, cmp_change);
+    inst->change = malloc((size_t)(no ? no : 1) * sizeof *inst->change);
+    if (!inst->change) rc = MAPF_ENOMEM;
+    for (int64_t i = 0; i < no && inst->change; i++) inst->change[i] = o[i].c;
+    if (inst->change) inst->nchange = (int32_t)no;
+  }
+  if (rc == MAPF_ENOMEM) mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
+  free(door);
+  free(until);
+  free(avail);
+  free(o);
+  return rc;
+}
+
 /* ---- events files ------------------------------------------------------------------------ */
 
 void mapf_events_free(mapf_events_file *f) {
@@ -211,19 +353,26 @@ int mapf_events_load(const char *path, mapf_events_file **out, mapf_diag *d) {
     }
     q = skip_blank(q, eol);
     at = q;
-    static const char kw[] = "retask";
-    size_t kl = sizeof kw - 1, wl = 0;
+    size_t wl = 0;
     while (q + wl < eol && q[wl] != ' ' && q[wl] != '\t' && q[wl] != '\r') wl++;
-    if (wl != kl || memcmp(q, kw, kl) != 0) {
+    /* The verb: retask, or a map change (close, open: its cell in place of an agent). */
+    if (wl == 6 && memcmp(q, "retask", 6) == 0)
+      agent = 0;
+    else if (wl == 5 && memcmp(q, "close", 5) == 0)
+      agent = MAPF_EVENT_CLOSE;
+    else if (wl == 4 && memcmp(q, "open", 4) == 0)
+      agent = MAPF_EVENT_OPEN;
+    else {
       rc = mapf_diag_set(d, MAPF_EPARSE, path, line, COL(at),
-                         wl ? "unknown event \"%.*s\"; expected retask"
-                            : "expected an event (retask) after the step",
+                         wl ? "unknown event \"%.*s\"; expected retask, close or open"
+                            : "expected an event (retask, close or open) after the step",
                          (int)(wl < 40 ? wl : 40), q);
       break;
     }
+    int change = agent < 0;
     q = skip_blank(q + wl, eol);
     const char *at_agent = q;
-    if (read_int(&q, eol, 0, INT32_MAX, &agent) < 0) {
+    if (!change && read_int(&q, eol, 0, INT32_MAX, &agent) < 0) {
       rc = mapf_diag_set(d, MAPF_EPARSE, path, line, COL(at_agent),
                          "expected an agent (its 0-based index in the instance)");
       break;
@@ -232,20 +381,24 @@ int mapf_events_load(const char *path, mapf_events_file **out, mapf_diag *d) {
     const char *at_x = q;
     if (read_int(&q, eol, 0, INT32_MAX, &x) < 0) {
       rc = mapf_diag_set(d, MAPF_EPARSE, path, line, COL(at_x),
-                         "expected the new goal's x (a column, from 0)");
+                         change ? "expected the cell's x (a column, from 0)"
+                                : "expected the new goal's x (a column, from 0)");
       break;
     }
     q = skip_blank(q, eol);
     at = q;
     if (read_int(&q, eol, 0, INT32_MAX, &y) < 0) {
       rc = mapf_diag_set(d, MAPF_EPARSE, path, line, COL(at),
-                         "expected the new goal's y (a row, from 0)");
+                         change ? "expected the cell's y (a row, from 0)"
+                                : "expected the new goal's y (a row, from 0)");
       break;
     }
     q = skip_blank(q, eol);
     if (q < eol && *q != '#') {
       rc = mapf_diag_set(d, MAPF_EPARSE, path, line, COL(q),
-                         "unexpected text after the event: `STEP retask AGENT X Y`");
+                         change ? "unexpected text after the event: `STEP %s X Y`"
+                                : "unexpected text after the event: `STEP retask AGENT X Y`",
+                         agent == MAPF_EVENT_CLOSE ? "close" : "open");
       break;
     }
     int32_t k = f->n++;
@@ -288,8 +441,11 @@ int mapf_events_load(const char *path, mapf_events_file **out, mapf_diag *d) {
   free(i2);
   f->max_agent = -1;
   for (int32_t k = 0; k < f->n; k++) {
+    /* A map change hashes with its negative code in the agent's place, so a file of
+     * re-tasking events alone keeps the hash (and the job keys) it had before map changes. */
     int64_t w[4] = {f->step[k], f->agent[k], f->x[k], f->y[k]};
     f->hash = mapf_hash64(w, sizeof w, f->hash);
+    f->nchange += f->agent[k] < 0;
     if (f->step[k] >= f->last_step) {
       f->last_step = f->step[k];
       f->line_last = f->line[k];
@@ -306,6 +462,17 @@ int mapf_events_load(const char *path, mapf_events_file **out, mapf_diag *d) {
 int mapf_events_check(const mapf_events_file *f, const mapf_grid *g, int32_t agents,
                       int64_t steps, mapf_diag *d) {
   for (int32_t k = 0; k < f->n; k++) {
+    if (f->agent[k] < 0) { /* a map change: any cell of the map may close or open */
+      if (f->x[k] >= g->width || f->y[k] >= g->height)
+        return mapf_diag_set(d, MAPF_EINVAL, f->path, f->line[k], f->col_x[k],
+                             "cell (%d,%d) is outside the map (%d x %d)", (int)f->x[k],
+                             (int)f->y[k], (int)g->width, (int)g->height);
+      if (steps >= 0 && f->step[k] > steps)
+        return mapf_diag_set(d, MAPF_EINVAL, f->path, f->line[k], 1,
+                             "event at step %lld is past the step limit (%lld): it would "
+                             "never happen", (long long)f->step[k], (long long)steps);
+      continue;
+    }
     if (f->agent[k] >= agents)
       return mapf_diag_set(d, MAPF_EINVAL, f->path, f->line[k], f->col_agent[k],
                            "unknown agent %d: the instance has %d agents (0 to %d)",
@@ -331,23 +498,45 @@ int mapf_events_apply(const mapf_events_file *f, const mapf_grid *g, mapf_instan
   int rc = mapf_events_check(f, g, inst->n, -1, d);
   if (rc != MAPF_OK) return rc;
   mapf_retask *ev = malloc((size_t)(f->n ? f->n : 1) * sizeof *ev);
-  if (!ev) return mapf_diag_set(d, MAPF_ENOMEM, f->path, 0, 0, "out of memory");
-  for (int32_t k = 0; k < f->n; k++)
-    ev[k] = (mapf_retask){f->step[k], f->agent[k], mapf_grid_id(g, f->x[k], f->y[k])};
+  mapf_mapchange *ch = malloc((size_t)(f->nchange ? f->nchange : 1) * sizeof *ch);
+  int32_t *line_of = malloc((size_t)(f->n ? f->n : 1) * sizeof *line_of); /* retask k's event */
+  if (!ev || !ch || !line_of) {
+    free(ev);
+    free(ch);
+    free(line_of);
+    return mapf_diag_set(d, MAPF_ENOMEM, f->path, 0, 0, "out of memory");
+  }
+  int32_t nr = 0, nc = 0;
+  for (int32_t k = 0; k < f->n; k++) {
+    int32_t cell = mapf_grid_id(g, f->x[k], f->y[k]);
+    if (f->agent[k] < 0) {
+      ch[nc++] = (mapf_mapchange){f->step[k], cell, f->agent[k] == MAPF_EVENT_OPEN};
+    } else {
+      line_of[nr] = k;
+      ev[nr++] = (mapf_retask){f->step[k], f->agent[k], cell};
+    }
+  }
   free(inst->retask);
-  inst->retask = ev;
-  inst->nretask = f->n;
+  inst->retask = nr ? ev : NULL;
+  inst->nretask = nr;
+  if (!nr) free(ev);
+  free(inst->change);
+  inst->change = nc ? ch : NULL;
+  inst->nchange = nc;
+  if (!nc) free(ch);
   /* The rules that depend on the instance (a new goal reachable from the agent's start and
    * no other agent's goal at that step: scen.h), checked now so that a failure names the
    * event's line. mapf_instance_check's messages begin "event K: ". */
   rc = mapf_instance_check(inst, g, d);
   int k = -1;
-  if (rc != MAPF_OK && d && sscanf(d->msg, "event %d: ", &k) == 1 && k >= 0 && k < f->n) {
+  if (rc != MAPF_OK && d && sscanf(d->msg, "event %d: ", &k) == 1 && k >= 0 && k < nr) {
     char msg[sizeof d->msg];
     const char *rest = strchr(d->msg, ':') + 2;
     snprintf(msg, sizeof msg, "%s", rest);
+    k = line_of[k];
     mapf_diag_set(d, rc, f->path, f->line[k], f->col_x[k], "%s", msg);
   }
+  free(line_of);
   return rc;
 }
 

@@ -32,16 +32,52 @@ int mapf_retask_generate(const mapf_grid *g, mapf_instance *inst, int64_t every,
 int32_t mapf_lifelong_task(const mapf_grid *g, uint64_t seed, int32_t a, int64_t k,
                            int32_t current);
 
+/* ---- map changes (docs/events.md) ------------------------------------------------------- */
+
+/* A door of a map: a run of len passable cells from `cell`, `step` apart (1: along a row,
+ * across a corridor that goes north-south; the map's width: along a column), blocked or the
+ * map's edge at both ends, each cell open on both sides across the run. Closed, it cuts its
+ * corridor there. */
+typedef struct mapf_door {
+  int32_t cell, len, step;
+} mapf_door;
+
+#define MAPF_DOOR_MAX_WIDTH 64
+
+/* The doors of g of at most `width` cells (width 1: a passable cell whose two open cardinal
+ * neighbours face each other), rows first then columns, each in id order: malloc'd into *out
+ * (NULL when there are none). Returns their number, or -1 when out of memory. */
+int32_t mapf_doors_find(const mapf_grid *g, int32_t width, mapf_door **out);
+
+/* The `doors` generator: at steps every, 2 every, ..., rounds x every, `count` doors of g of
+ * at most `width` cells (mapf_doors_find), drawn uniformly without replacement among those
+ * whose cells are all open at that step (skipping one that shares a cell with a door drawn
+ * before it), close, and each opens again `duration` steps later. At one step openings come
+ * before closings. Replaces inst->change. Returns MAPF_OK, MAPF_EINVAL for values out of range
+ * (every, count, duration, rounds >= 1; 1 <= width <= MAPF_DOOR_MAX_WIDTH), MAPF_ENOSPACE when
+ * fewer than count doors can close at a round (d names the map and its number of doors), or
+ * MAPF_ENOMEM. */
+int mapf_doors_generate(const mapf_grid *g, mapf_instance *inst, int64_t every, int32_t count,
+                        int32_t width, int64_t duration, int32_t rounds, uint64_t seed,
+                        mapf_diag *d);
+
 /* ---- events files (docs/events.md) ------------------------------------------------------ */
 
+/* An events file's map changes, in the place of an agent (mapf_events_file.agent). */
+#define MAPF_EVENT_CLOSE (-1)
+#define MAPF_EVENT_OPEN (-2)
+
 /* An events file, read: one event a line, `STEP retask AGENT X Y` (after STEP steps, agent
- * AGENT's goal becomes cell (X, Y)), `#` comments and blank lines skipped. Events are kept in
- * order of step, those of one step as listed; each keeps its place in the file for messages. */
+ * AGENT's goal becomes cell (X, Y)), `STEP close X Y` or `STEP open X Y` (after STEP steps,
+ * cell (X, Y) closes or opens), `#` comments and blank lines skipped. Events are kept in order
+ * of step, those of one step as listed; each keeps its place in the file for messages. */
 typedef struct mapf_events_file {
   char path[512];
   int32_t n;
+  int32_t nchange;  /* of which map changes */
   int64_t *step;
-  int32_t *agent, *x, *y;
+  int32_t *agent;   /* the agent re-tasked, or MAPF_EVENT_CLOSE or MAPF_EVENT_OPEN */
+  int32_t *x, *y;
   int32_t *line;                /* 1-based line of each event */
   int32_t *col_agent, *col_x;   /* 1-based columns of its AGENT and X fields */
   int64_t last_step;            /* the largest step, 0 without events */
@@ -56,15 +92,16 @@ typedef struct mapf_events_file {
 int mapf_events_load(const char *path, mapf_events_file **out, mapf_diag *d);
 void mapf_events_free(mapf_events_file *f);
 
-/* Checks the file against map g (every cell inside and passable), an instance of `agents`
- * agents (every agent named exists) and a step limit (no event after it; steps < 0: none).
+/* Checks the file against map g (every cell inside, every new goal passable), an instance of
+ * `agents` agents (every agent named exists) and a step limit (no event after it; steps < 0:
+ * none).
  * The first failure goes into d with the event's FILE:LINE:COL. Returns MAPF_OK or
  * MAPF_EINVAL. */
 int mapf_events_check(const mapf_events_file *f, const mapf_grid *g, int32_t agents,
                       int64_t steps, mapf_diag *d);
 
-/* Replaces inst->retask with the file's events on g (checked with mapf_events_check for
- * inst->n agents and no step limit first). Returns MAPF_OK, MAPF_EINVAL or MAPF_ENOMEM. */
+/* Replaces inst->retask and inst->change with the file's events on g (checked with
+ * mapf_events_check for inst->n agents and no step limit first). Returns MAPF_OK, MAPF_EINVAL or MAPF_ENOMEM. */
 int mapf_events_apply(const mapf_events_file *f, const mapf_grid *g, mapf_instance *inst,
                       mapf_diag *d);
 

@@ -159,6 +159,7 @@ typedef struct far_agent {
   int32_t next_waiter; /* intrusive list of the agents waiting for the same agent */
   uint8_t replan;    /* plan a complete path at the next step it stands */
   uint8_t yielding;  /* stepped aside (rules 7, 9) and has not reserved a planned move since */
+  uint8_t cut_off;   /* found no path to its goal: a map change cut it off (plan_complete) */
 } far_agent;
 
 /* A reservation (cell, t) -> agent, kept in a list per cell. */
@@ -541,9 +542,13 @@ static int plan_complete(far *F, mapf__sim *sim, int32_t a) {
   int32_t len = far_search(F, sim, a, sim->goal[a], 0, 0, 0);
   if (len < 0) return -1;
   A->replan = 0;
-  if (len == 0) { /* cannot happen: the annotation keeps the goal reachable */
+  if (len == 0) {
+    /* On a fixed map this cannot happen (the annotation keeps the goal reachable); when a
+     * closed door cuts the agent off its goal, it waits where it is and searches again when
+     * the map next changes (far_map_changed) rather than search the whole component every
+     * step. */
     int32_t here = sim->pos[a];
-    A->replan = 1;
+    A->cut_off = 1;
     return set_path(F, a, &here, 1);
   }
   return set_path(F, a, F->tmp, len);
@@ -931,14 +936,8 @@ static int yield_goals(far *F, mapf__sim *sim) {
 
 /* ---- The planner ---------------------------------------------------------------------------- */
 
-/* Agent a is not where its reservations put it (never expected: an invariant build aborts).
- * Its reservations are dropped and it plans again from where it is. */
-static int derail(far *F, mapf__sim *sim, int32_t a) {
-#ifdef MAPF_CHECK_INVARIANTS
-  fprintf(stderr, "far: agent %d is off its reservations at t=%lld\n", (int)a,
-          (long long)sim->time);
-  abort();
-#endif
+/* Drops a's reservations and path; it plans a complete path again from where it stands. */
+static int abandon(far *F, mapf__sim *sim, int32_t a) {
   far_agent *A = &F->ag[a];
   for (int32_t j = 1; j <= A->ahead; j++)
     res_remove(F, A->path[A->at + j], sim->time - 1 + j, a);
@@ -948,6 +947,19 @@ static int derail(far *F, mapf__sim *sim, int32_t a) {
   if (F->tail[here] == 0) F->tail[here] = a + 1;
   A->replan = 1;
   return set_path(F, a, &here, 1);
+}
+
+/* Agent a is not where its reservations put it: never expected on a fixed map (an invariant
+ * build aborts); under map changes, after an agent it followed was stopped (far_map_changed). */
+static int derail(far *F, mapf__sim *sim, int32_t a) {
+#ifdef MAPF_CHECK_INVARIANTS
+  if (sim->cfg->inst->nchange == 0) { /* a map change may break a follower's reservations */
+    fprintf(stderr, "far: agent %d is off its reservations at t=%lld\n", (int)a,
+            (long long)sim->time);
+    abort();
+  }
+#endif
+  return abandon(F, sim, a);
 }
 
 static int far_plan(mapf__sim *sim, void *state) {
@@ -1125,12 +1137,49 @@ static void far_retarget(mapf__sim *sim, void *state, int32_t a) {
   F->ag[a].replan = 1;
 }
 
+/* The map changed (sim_int.h; docs/events.md). FAR's flow annotation is made again for the new
+ * map (Wang & Botea 2008 annotate a fixed map: a change is a new map to them). An agent whose
+ * path, reserved moves included, has a move the map no longer has gives up its reservations
+ * and plans a complete path from where it stands (rule 1), as does one a closing had cut off
+ * (an opening may have joined it to its goal); the others keep their paths, which are still
+ * legal, even where an opening made a shorter one (A*-Replan's rule: replan when blocked). */
+static int far_map_changed(mapf__sim *sim, void *state, const int32_t *cells, int32_t n) {
+  (void)cells;
+  (void)n;
+  far *F = state;
+  if (F->moves != sim->grid->moves) {
+    const mapf_flow *fl = mapf_grid_flow(sim->grid);
+    if (!fl) return MAPF_ENOMEM;
+    F->moves = mapf_flow_moves(fl);
+  }
+  for (int32_t a = 0; a < F->n; a++) {
+    far_agent *A = &F->ag[a];
+    if (A->cut_off) {
+      A->cut_off = 0;
+      A->replan = 1;
+    }
+    /* From the cell it stands on: the move of the last step is made. */
+    int32_t from = A->ahead > 0 && sim->pos[a] == A->path[A->at + 1] ? A->at + 1 : A->at;
+    if (mapf__path_legal(sim->grid, A->path, from, A->len)) continue;
+    if (mapf__path_legal(sim->grid, A->path, from, A->at + A->ahead + 1)) {
+      A->replan = 1; /* its reserved moves stay legal: it uses them up, as after a retarget */
+    } else if (abandon(F, sim, a) < 0) {
+      /* A reserved move into a closed cell: it stays where it is, and an agent that reserved
+       * to follow it there finds the way shut and plans again too (derail). */
+      return MAPF_ENOMEM;
+    }
+  }
+  F->obstacle_time = -1;
+  return MAPF_OK;
+}
+
 static const mapf__planner_vt far_vt = {
     .init = far_init,
     .plan = far_plan,
     .pushed = far_pushed,
     .free = far_free,
     .retarget = far_retarget,
+    .map_changed = far_map_changed,
 };
 static const mapf__planner_vt astar_replan_vt = {
     .init = astar_replan_init,
@@ -1138,6 +1187,7 @@ static const mapf__planner_vt astar_replan_vt = {
     .pushed = far_pushed,
     .free = far_free,
     .retarget = far_retarget,
+    .map_changed = far_map_changed,
 };
 
 MAPF_ALGORITHM(far, 30) = {

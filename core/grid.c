@@ -52,6 +52,27 @@ static int passable_at(const mapf_grid *g, int32_t x, int32_t y) {
   return mapf_grid_in(g, x, y) && g->passable[mapf_grid_id(g, x, y)];
 }
 
+/* The legal moves out of passable cell (x, y). */
+static uint8_t moves_at(const mapf_grid *g, int32_t x, int32_t y) {
+  uint8_t m = 0;
+  for (int d = 0; d < 8; d++) {
+    int32_t nx = x + mapf_dir_dx[d], ny = y + mapf_dir_dy[d];
+    if (!passable_at(g, nx, ny)) continue;
+    /* Under 4 moves there are no diagonals; under 8, no corner cutting: a diagonal needs
+     * both cardinal cells beside it. */
+    if (d >= 4 && g->connectivity == 4) continue;
+    if (d >= 4 && !(passable_at(g, nx, y) && passable_at(g, x, ny))) continue;
+    m |= (uint8_t)(1u << d);
+  }
+  return m;
+}
+
+static uint64_t content_hash(const mapf_grid *g) {
+  /* Dimensions then passability, so the same map under two names is one map. */
+  uint64_t h = mapf_hash64(&g->width, sizeof g->width, (uint64_t)g->height);
+  return mapf_hash64(g->passable, (size_t)g->ncells, h);
+}
+
 int mapf_grid_finish(mapf_grid *g) {
   int32_t n = g->ncells;
   mapf_flow_free(atomic_exchange(&g->flow, NULL));
@@ -74,17 +95,7 @@ int mapf_grid_finish(mapf_grid *g) {
       int32_t id = mapf_grid_id(g, x, y);
       if (!g->passable[id]) continue;
       g->npassable++;
-      uint8_t m = 0;
-      for (int d = 0; d < 8; d++) {
-        int32_t nx = x + mapf_dir_dx[d], ny = y + mapf_dir_dy[d];
-        if (!passable_at(g, nx, ny)) continue;
-        /* Under 4 moves there are no diagonals; under 8, no corner cutting: a diagonal needs
-         * both cardinal cells beside it. */
-        if (d >= 4 && g->connectivity == 4) continue;
-        if (d >= 4 && !(passable_at(g, nx, y) && passable_at(g, x, ny))) continue;
-        m |= (uint8_t)(1u << d);
-      }
-      g->moves[id] = m;
+      g->moves[id] = moves_at(g, x, y);
     }
   }
 
@@ -156,10 +167,29 @@ int mapf_grid_finish(mapf_grid *g) {
   for (int32_t c = ncomp; c > 0; c--) g->usable_off[c] = g->usable_off[c - 1];
   g->usable_off[0] = 0;
 
-  /* Content hash: dimensions then passability, so the same map under two names is one map. */
-  uint64_t h = mapf_hash64(&g->width, sizeof g->width, (uint64_t)g->height);
-  g->hash = mapf_hash64(g->passable, (size_t)n, h);
+  g->hash = content_hash(g);
   return MAPF_OK;
+}
+
+void mapf_grid_set_cells(mapf_grid *g, const int32_t *cells, const uint8_t *open, int32_t n) {
+  for (int32_t i = 0; i < n; i++) {
+    uint8_t *p = &g->passable[cells[i]];
+    g->npassable += (open[i] != 0) - (*p != 0);
+    *p = open[i] != 0;
+  }
+  /* A cell's moves read its eight neighbours, so only those of the cells within one move of
+   * a changed cell can change. */
+  for (int32_t i = 0; i < n; i++) {
+    int32_t cx = mapf_grid_x(g, cells[i]), cy = mapf_grid_y(g, cells[i]);
+    for (int32_t y = cy - 1; y <= cy + 1; y++)
+      for (int32_t x = cx - 1; x <= cx + 1; x++)
+        if (mapf_grid_in(g, x, y)) {
+          int32_t id = mapf_grid_id(g, x, y);
+          g->moves[id] = g->passable[id] ? moves_at(g, x, y) : 0;
+        }
+  }
+  mapf_flow_free(atomic_exchange(&g->flow, NULL));
+  g->hash = content_hash(g);
 }
 
 int mapf_grid_set_connectivity(mapf_grid *g, int connectivity) {

@@ -77,6 +77,15 @@ mapf_grid *mapf_grid_new(int32_t width, int32_t height, const char *name);
  * MAPF_ENOMEM. */
 int mapf_grid_finish(mapf_grid *g);
 
+/* Sets n cells of a finished grid open (open[i] != 0) or blocked: a door that opens or closes
+ * during a run (docs/events.md). Makes passable, npassable, moves and hash agree, recomputing
+ * the moves of the cells around the changed ones only, and drops a flow annotation (the next
+ * mapf_grid_flow() builds one for the new map). Components and usable cells stay as they were:
+ * a run with map changes computes them once, on every cell open at some time of the run
+ * (sim.c), so a cell's component says where it may lead, not where it leads now. Cells must be
+ * inside g. For a grid one thread owns: never on a shared one. */
+void mapf_grid_set_cells(mapf_grid *g, const int32_t *cells, const uint8_t *open, int32_t n);
+
 /* Sets g's move set to 4 or 8 and finishes it again (mapf_grid_finish). Components and
  * usable cells do not change: without corner cutting a diagonal move joins nothing the two
  * cardinal moves beside it do not. Returns MAPF_OK, MAPF_EINVAL for another value, or

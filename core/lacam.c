@@ -671,6 +671,11 @@ static int lacam_plan(mapf__sim *sim, void *state) {
     for (int32_t a = 0; a < L->n; a++)
       if (!L->cur[a] && !(L->cur[a] = mapf__dist_get(sim->dist, sim->grid, sim->goal[a])))
         return MAPF_ENOMEM;
+    /* A closed door may cut an agent off its target (map changes: its table does not reach
+     * it). No configuration then has every agent on its target, and the search would run until
+     * a budget ends it: the agents take PIBT steps until the map changes again. */
+    for (int32_t a = 0; a < L->n; a++)
+      if (L->cur[a][L->step.local[sim->pos[a]]] == UINT32_MAX) return pibt_step(sim, L);
     int rc = search(sim, L);
     if (rc < 0) return MAPF_ENOMEM;
     if (rc == 2 && sim->cfg->inst->lifelong) return pibt_step(sim, L);
@@ -701,11 +706,37 @@ static void lacam_retarget(mapf__sim *sim, void *state, int32_t a) {
   L->replan = 1;
 }
 
+/* The map changed (sim_int.h; docs/events.md): the plan may cross closed cells and the tables
+ * are the old map's, so the search starts again from where the agents stand (Okumura 2023:
+ * LaCAM plans from a configuration; the current one is as good a start as any), with every
+ * table fetched again for the run's grid, a new map to the distance cache. */
+static int lacam_map_changed(mapf__sim *sim, void *state, const int32_t *cells, int32_t n) {
+  (void)cells;
+  (void)n;
+  lacam *L = state;
+  const mapf_instance *inst = sim->cfg->inst;
+  if (mapf__dist_begin(sim->dist, sim->grid) < 0) return MAPF_ENOMEM;
+  L->step.local = sim->dist->local;
+  for (int32_t a = 0; a < L->n; a++) {
+    if (inst->loops > 0) {
+      L->to_goal[a] = mapf__dist_get(sim->dist, sim->grid, inst->goal[a]);
+      L->to_start[a] = mapf__dist_get(sim->dist, sim->grid, inst->start[a]);
+      if (!L->to_goal[a] || !L->to_start[a]) return MAPF_ENOMEM;
+      L->cur[a] = sim->goal[a] == inst->goal[a] ? L->to_goal[a] : L->to_start[a];
+    } else {
+      L->cur[a] = NULL;
+    }
+  }
+  L->replan = 1;
+  return MAPF_OK;
+}
+
 static const mapf__planner_vt lacam_vt = {
     .init = lacam_init,
     .plan = lacam_plan,
     .free = lacam_free,
     .retarget = lacam_retarget,
+    .map_changed = lacam_map_changed,
 };
 
 MAPF_ALGORITHM(lacam, 80) = {

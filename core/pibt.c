@@ -510,11 +510,38 @@ static void pibt_retarget(mapf__sim *sim, void *state, int32_t a) {
   P->reset[a] = 1;
 }
 
+/* The map changed (sim_int.h; docs/events.md): PIBT keeps no plan, only each agent's table of
+ * distances to its target, which the change made wrong. The run's grid is a new map to the
+ * distance cache; every table is fetched again (searched, unless the map was in this state
+ * before), under patrol at once, otherwise at the next plan. Priorities stay. */
+static int pibt_map_changed(mapf__sim *sim, void *state, const int32_t *cells, int32_t n) {
+  (void)cells;
+  (void)n;
+  pibt *P = state;
+  const mapf_instance *inst = sim->cfg->inst;
+  if (mapf__dist_begin(sim->dist, sim->grid) < 0) return MAPF_ENOMEM;
+  P->step.local = sim->dist->local;
+  P->refetch = 0;
+  for (int32_t a = 0; a < P->n; a++) {
+    if (inst->loops > 0) {
+      P->to_goal[a] = mapf__dist_get(sim->dist, sim->grid, inst->goal[a]);
+      P->to_start[a] = mapf__dist_get(sim->dist, sim->grid, inst->start[a]);
+      if (!P->to_goal[a] || !P->to_start[a]) return MAPF_ENOMEM;
+      P->cur[a] = sim->goal[a] == inst->goal[a] ? P->to_goal[a] : P->to_start[a];
+    } else {
+      P->cur[a] = NULL;
+      P->refetch++;
+    }
+  }
+  return MAPF_OK;
+}
+
 static const mapf__planner_vt pibt_vt = {
     .init = pibt_init,
     .plan = pibt_plan,
     .free = pibt_free,
     .retarget = pibt_retarget,
+    .map_changed = pibt_map_changed,
 };
 
 MAPF_ALGORITHM(pibt, 70) = {

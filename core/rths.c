@@ -326,11 +326,39 @@ static void rths_retarget(mapf__sim *sim, void *state, int32_t a) {
   mapf__cellmap_clear(&((rths *)state)->agent[a], sizeof(rslot));
 }
 
+/* The map changed (sim_int.h; docs/events.md). Algorithm 1 looks one move ahead on the map as
+ * it is, so no plan needs dropping. Pruning (lines 8-9) relied on the old map's edges (a pruned
+ * cell's neighbours stayed connected without it): every pruned cell returns. Learned values
+ * stay where cells closed; where cells opened, each is lowered to the bound an opening leaves
+ * (bmaa.c's clamp_opened: min over the opened c of h0(s, c) + h0(c, goal)), never below h0. */
+static int rths_map_changed(mapf__sim *sim, void *state, const int32_t *cells, int32_t n) {
+  rths *r = state;
+  const mapf_grid *g = sim->grid;
+  for (int32_t a = 0; a < r->n; a++) {
+    mapf__cellmap *m = &r->agent[a];
+    int32_t goal = sim->goal[a], gx = mapf_grid_x(g, goal), gy = mapf_grid_y(g, goal);
+    for (int32_t i = 0; i < m->cap; i++) {
+      rslot *sl = (rslot *)(m->slot + (size_t)i * sizeof(rslot));
+      if (sl->key < 0) continue;
+      sl->pruned = 0;
+      int32_t sx = mapf_grid_x(g, sl->key), sy = mapf_grid_y(g, sl->key);
+      for (int32_t j = 0; j < n; j++) {
+        if (!g->passable[cells[j]]) continue;
+        int32_t cx = mapf_grid_x(g, cells[j]), cy = mapf_grid_y(g, cells[j]);
+        double via = mapf_grid_h_xy(g, sx, sy, cx, cy) + mapf_grid_h_xy(g, cx, cy, gx, gy);
+        if (via < sl->h) sl->h = via;
+      }
+    }
+  }
+  return MAPF_OK;
+}
+
 static const mapf__planner_vt rths_vt = {
     .init = rths_init,
     .plan = rths_plan,
     .free = rths_free,
     .retarget = rths_retarget,
+    .map_changed = rths_map_changed,
 };
 
 MAPF_ALGORITHM(rths, 60) = {

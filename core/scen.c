@@ -31,6 +31,7 @@ void mapf_instance_free(mapf_instance *inst) {
   free(inst->optimal);
   free(inst->retask);
   free(inst->task);
+  free(inst->change);
   free(inst);
 }
 
@@ -139,6 +140,21 @@ static int check_agents(const int32_t *start, const int32_t *goal, int32_t n,
                          agent_label(who2, sizeof who2, j, lines),
                          agent_label(who, sizeof who, i, lines), k == 0 ? "start" : "goal",
                          (int)mapf_grid_x(g, cells[i]), (int)mapf_grid_y(g, cells[i]));
+  }
+  return MAPF_OK;
+}
+
+/* The map changes' rules (scen.h): in order of step from step 1, cells inside the map. */
+static int check_changes(const mapf_instance *inst, const mapf_grid *g, mapf_diag *d) {
+  for (int32_t k = 0; k < inst->nchange; k++) {
+    const mapf_mapchange *e = &inst->change[k];
+    if (e->step < 1 || (k > 0 && e->step < inst->change[k - 1].step))
+      return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0,
+                           "map change %d: step %lld: changes come in order of step, from step 1",
+                           (int)k, (long long)e->step);
+    if (e->cell < 0 || e->cell >= g->ncells)
+      return mapf_diag_set(d, MAPF_EINVAL, NULL, 0, 0, "map change %d: cell %d is outside the map",
+                           (int)k, (int)e->cell);
   }
   return MAPF_OK;
 }
@@ -260,6 +276,7 @@ int mapf_instance_check(const mapf_instance *inst, const mapf_grid *g, mapf_diag
                          (int)i, (int)inst->loops, (int)mapf_grid_x(g, inst->start[i]),
                          (int)mapf_grid_y(g, inst->start[i]));
   if (rc == MAPF_OK) rc = check_events(inst, g, d);
+  if (rc == MAPF_OK) rc = check_changes(inst, g, d);
   if (rc == MAPF_OK) rc = check_tasks(inst, g, d);
   return rc;
 }

@@ -57,6 +57,15 @@ typedef struct mapf_retask {
   int32_t agent, cell;
 } mapf_retask;
 
+/* A map change (docs/events.md): after `step` steps (step >= 1), before the next is planned,
+ * `cell` closes (open 0) or opens (open 1). A cell with an agent on it closes at the first
+ * such moment it is empty (sim.c). */
+typedef struct mapf_mapchange {
+  int64_t step;
+  int32_t cell;
+  int32_t open;
+} mapf_mapchange;
+
 typedef struct mapf_instance {
   int32_t n;
   int32_t *start; /* n cell ids, distinct */
@@ -87,6 +96,10 @@ typedef struct mapf_instance {
   int32_t *task;
   int64_t ntask;
   int32_t task_rule; /* a mapf_task_rule */
+  /* Map changes in order of step (then as listed); NULL and 0: none. With any problem: one-way,
+   * patrol, events, lifelong. Owned. */
+  mapf_mapchange *change;
+  int32_t nchange;
 } mapf_instance;
 
 /* How a task list is dealt out: the League of Robot Runners 2023's taskAssignmentStrategy (one

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "events.h"
+#include "hash.h"
 #include "landmark.h"
 #include "sim_int.h"
 
@@ -554,6 +555,136 @@ static int32_t apply_events(mapf__sim *sim, int32_t *target, events *ev, mapf_re
   return delta;
 }
 
+/* ---- map changes (docs/events.md) -------------------------------------------------------- */
+
+/* What a run with map changes keeps: its own grid, whose components are those of every cell
+ * open at some time of the run (so a distance table or a search knows a closed door's far side
+ * is where the agent may yet go, and no cell leaves its component), and the closings that
+ * wait for an agent to leave their cell. */
+typedef struct changes {
+  mapf_grid *grid;
+  uint64_t tag;       /* the hash of the grid with every cell open: mixed into grid->hash */
+  int32_t next;       /* the next change of the instance */
+  int32_t *pending;   /* cells to close once empty, in the order their closing came */
+  int32_t npending;
+  int32_t *cells;     /* scratch: this step's cells (at most nchange + npending) */
+  uint8_t *open;
+  int fresh;          /* the step about to be planned follows a change */
+  double sum_exp;     /* expansions of the steps planned right after a change */
+  int64_t steps;      /* such steps */
+} changes;
+
+static void changes_free(changes *mc) {
+  mapf_grid_free(mc->grid);
+  free(mc->pending);
+  free(mc->cells);
+  free(mc->open);
+}
+
+/* The run's grid: g with the instance's opened cells open, finished (the components), then
+ * closed again as in g. MAPF_OK or MAPF_ENOMEM. */
+static int changes_begin(changes *mc, const mapf_grid *g, const mapf_instance *inst) {
+  memset(mc, 0, sizeof *mc);
+  size_t m = (size_t)inst->nchange;
+  mc->pending = malloc(m * sizeof *mc->pending);
+  mc->cells = malloc(m * sizeof *mc->cells);
+  mc->open = malloc(m);
+  mapf_grid *r = mc->grid = mapf_grid_new(g->width, g->height, g->name);
+  if (!r || !mc->pending || !mc->cells || !mc->open) return MAPF_ENOMEM;
+  r->connectivity = g->connectivity;
+  memcpy(r->passable, g->passable, (size_t)g->ncells);
+  for (int32_t k = 0; k < inst->nchange; k++)
+    if (inst->change[k].open) r->passable[inst->change[k].cell] = 1;
+  if (mapf_grid_finish(r) != MAPF_OK) return MAPF_ENOMEM;
+  mc->tag = r->hash;
+  int32_t n = 0;
+  for (int32_t k = 0; k < inst->nchange; k++) {
+    int32_t c = inst->change[k].cell;
+    if (r->passable[c] && !g->passable[c]) {
+      mc->cells[n] = c;
+      mc->open[n++] = 0;
+      r->passable[c] = 2; /* listed once */
+    }
+  }
+  for (int32_t i = 0; i < n; i++) r->passable[mc->cells[i]] = 1;
+  mapf_grid_set_cells(r, mc->cells, mc->open, n);
+  r->hash = mapf_mix64(r->hash ^ mc->tag);
+  return MAPF_OK;
+}
+
+/* Under map changes each planner keeps its agents out of closed cells (map_changed). Should
+ * one still ask for a move the map no longer has, the agent waits (a failed move); an
+ * invariant build aborts, as for any illegal move. */
+static void guard_moves(mapf__sim *sim) {
+  const mapf_grid *g = sim->grid;
+  for (int32_t a = 0; a < sim->n; a++) {
+    int32_t to = sim->want[a], from = sim->pos[a];
+    if (to == MAPF__WAIT || to == from) continue;
+    int dir = mapf_grid_dir(g, from, to);
+    if (dir >= 0 && (g->moves[from] >> dir & 1)) continue;
+#ifdef MAPF_CHECK_INVARIANTS
+    fprintf(stderr, "invariant: agent %d asked for a move the changed map has not, t=%lld\n",
+            (int)a, (long long)sim->time);
+    abort();
+#endif
+    sim->want[a] = MAPF__WAIT;
+    sim->agent[a].failed_moves++;
+  }
+}
+
+/* Applies the map changes of the current step and the closings that waited for an agent to
+ * leave. Rule (docs/events.md): a cell closes only when no agent stands on it; until then it
+ * stays open and its closing waits (an opening of the cell cancels it). The planner hears of
+ * every cell that changed (map_changed). Returns MAPF_OK or MAPF_ENOMEM. */
+static int apply_changes(mapf__sim *sim, changes *mc, mapf_result *res,
+                         const mapf__planner_vt *vt, void *state) {
+  const mapf_instance *inst = sim->cfg->inst;
+  mapf_grid *r = mc->grid;
+  int32_t n = 0;
+  for (; mc->next < inst->nchange && inst->change[mc->next].step == sim->time; mc->next++) {
+    const mapf_mapchange *e = &inst->change[mc->next];
+    int32_t c = e->cell, i = 0;
+    while (i < mc->npending && mc->pending[i] != c) i++;
+    if (i < mc->npending) { /* a closing waits: a change of this cell replaces it */
+      memmove(mc->pending + i, mc->pending + i + 1,
+              (size_t)(mc->npending - i - 1) * sizeof *mc->pending);
+      mc->npending--;
+    }
+    int32_t j = 0; /* a change of the same cell earlier in this step: undone */
+    while (j < n && mc->cells[j] != c) j++;
+    if (j < n) {
+      memmove(mc->cells + j, mc->cells + j + 1, (size_t)(n - j - 1) * sizeof *mc->cells);
+      memmove(mc->open + j, mc->open + j + 1, (size_t)(n - j - 1));
+      n--;
+    }
+    if ((r->passable[c] != 0) == (e->open != 0)) continue;
+    if (!e->open && sim->occ[c] >= 0) {
+      mc->pending[mc->npending++] = c;
+      continue;
+    }
+    mc->cells[n] = c;
+    mc->open[n++] = (uint8_t)(e->open != 0);
+  }
+  /* Closings that waited: those whose cell is empty now. */
+  int32_t kept = 0;
+  for (int32_t i = 0; i < mc->npending; i++) {
+    int32_t c = mc->pending[i];
+    if (sim->occ[c] >= 0) {
+      mc->pending[kept++] = c;
+    } else {
+      mc->cells[n] = c;
+      mc->open[n++] = 0;
+    }
+  }
+  mc->npending = kept;
+  if (n == 0) return MAPF_OK;
+  mapf_grid_set_cells(r, mc->cells, mc->open, n);
+  r->hash = mapf_mix64(r->hash ^ mc->tag);
+  res->map_changes += n;
+  mc->fresh = 1;
+  return vt->map_changed(sim, state, mc->cells, n);
+}
+
 /* ---- lower bounds (sim.h, soc_lb) ------------------------------------------------------- */
 
 /* Each agent's bound is one search of the moves of a shortest path from its start to its goal
@@ -680,6 +811,9 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
                        "execution joint: algorithm %s plans each agent on its own and runs "
                        "under chains or single-pass",
                        cfg->algo->name);
+  if (rc == MAPF_OK && inst->nchange > 0 && !cfg->algo->vt->map_changed)
+    rc = mapf_diag_set(d, MAPF_EUNSUPPORTED, NULL, 0, 0,
+                       "map changes: algorithm %s does not react to them", cfg->algo->name);
   if (rc != MAPF_OK) {
     fail(res, d, rc, NULL);
     return rc;
@@ -719,17 +853,22 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     return MAPF_ENOMEM;
   }
   events ev = {0};
+  changes mc = {0};
   if (inst->nretask > 0) {
     ev.waiting = calloc((size_t)n, sizeof *ev.waiting);
     ev.exp0 = calloc((size_t)n, sizeof *ev.exp0);
-    if (!ev.waiting || !ev.exp0) {
-      free(ev.waiting);
-      free(ev.exp0);
-      mapf_tasks_end(&tasks);
-      fail(res, d, MAPF_ENOMEM, NULL);
-      return MAPF_ENOMEM;
-    }
   }
+  if ((inst->nretask > 0 && (!ev.waiting || !ev.exp0)) ||
+      (inst->nchange > 0 && changes_begin(&mc, g, inst) != MAPF_OK)) {
+    free(ev.waiting);
+    free(ev.exp0);
+    changes_free(&mc);
+    mapf_tasks_end(&tasks);
+    fail(res, d, MAPF_ENOMEM, NULL);
+    return MAPF_ENOMEM;
+  }
+  /* Under map changes the planners see the run's own grid (lifelong tasks are drawn on g). */
+  if (mc.grid) sim.grid = mc.grid;
   /* Lifelong: an agent that starts on its goal has finished task 0 and starts on task 1 (one
    * whose list has no task left for it stays, on its goal). */
   for (int32_t a = 0; inst->lifelong && a < n; a++)
@@ -769,6 +908,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
     for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
     free(ev.waiting);
     free(ev.exp0);
+    changes_free(&mc);
     mapf_tasks_end(&tasks);
     fail(res, d, rc, NULL);
     return rc;
@@ -784,7 +924,9 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   res->max_event_step_seconds = NAN;
   while (rc == MAPF_OK) {
     if (ev.waiting) at_goal += apply_events(&sim, target, &ev, res, vt, state, t0);
-    /* Done when every agent is on its goal and no event is to come. */
+    if (mc.grid && (rc = apply_changes(&sim, &mc, res, vt, state)) != MAPF_OK) break;
+    /* Done when every agent is on its goal and no event is to come (map changes to come
+     * change nothing for agents on their goals). */
     if (at_goal == n && ev.next == inst->nretask) break;
     if (sim.time >= cfg->limits.steps) {
       limit = MAPF_LIMIT_STEPS;
@@ -807,10 +949,17 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
 
     /* Search phase (Alg. 2 lines 2-4). */
     sim.begun = sim.time + 1;
+    int64_t e0 = sim.expansions;
     double p0 = now_seconds();
     rc = vt->plan(&sim, state);
     double p1 = now_seconds();
     if (rc != MAPF_OK) break;
+    if (mc.fresh) {
+      mc.sum_exp += (double)(sim.expansions - e0);
+      mc.steps++;
+      ev.fresh = 1;
+      mc.fresh = 0;
+    }
     res->planning_seconds += p1 - p0;
     if (p1 - p0 > res->max_step_planning_seconds) res->max_step_planning_seconds = p1 - p0;
     if (ev.fresh && !(p1 - p0 <= res->max_event_step_seconds)) /* NaN at first */
@@ -831,6 +980,7 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
         break;
       }
     } else {
+      if (mc.grid) guard_moves(&sim);
       for (int32_t a = 0; a < n; a++) {
         ws->state[a] = EX_OPEN;
         ws->prev[a] = sim.pos[a];
@@ -901,12 +1051,17 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
       ev.done++;
     }
   res->mean_retask_expansions = ev.done ? ev.sum_exp / (double)ev.done : NAN;
+  res->mean_change_expansions = mc.steps ? mc.sum_exp / (double)mc.steps : NAN;
   free(ev.waiting);
   free(ev.exp0);
   mapf_tasks_end(&tasks);
   vt->free(state);
-  /* The bounds are the one-shot problem's: goals that change as the run goes have none. */
-  if (rc == MAPF_OK && inst->nretask == 0 && !inst->lifelong) rc = lower_bounds(ws, g, inst, res);
+  changes_free(&mc);
+  sim.grid = g;
+  /* The bounds are the one-shot problem's on its map: goals that change as the run goes, and
+   * a map that changes, have none. */
+  if (rc == MAPF_OK && inst->nretask == 0 && !inst->lifelong && inst->nchange == 0)
+    rc = lower_bounds(ws, g, inst, res);
   mapf__dist_trim(&ws->dist, MAPF_DIST_CACHE_BYTES);
   for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;
   if (rc != MAPF_OK) {

@@ -158,6 +158,12 @@ typedef struct mapf_result {
   double max_event_step_seconds;
   int64_t tasks_done;              /* lifelong goals: tasks finished by all agents */
   double throughput;               /* lifelong goals: tasks_done / steps; NaN otherwise */
+  /* Map changes (docs/events.md): cells that closed or opened during the run (a close
+   * deferred while an agent stood on the cell counts when it happens), and the mean over the
+   * steps planned right after a change of the node expansions of that step: the search a
+   * change cost at once. NaN without map changes. */
+  int64_t map_changes;
+  double mean_change_expansions;
   /* Their lower bounds, defined for every run that happened, solved or not: the sum and the
    * largest over agents of the moves of a shortest path from its start to its goal under the
    * grid's moves (every move one step, as soc counts steps; under patrol 2 x loops times

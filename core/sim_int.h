@@ -48,6 +48,32 @@ typedef struct mapf__sim {
   double solver_seconds;
 } mapf__sim;
 
+/* Map changes (map_changed below): whether the moves of path[from .. len) are all moves of g
+ * now (a wait, the same cell twice, on an open cell), so that a planner following it never
+ * asks for a closed cell. */
+static inline int mapf__path_legal(const mapf_grid *g, const int32_t *path, int32_t from,
+                                   int32_t len) {
+  for (int32_t i = from; i + 1 < len; i++) {
+    if (path[i] == path[i + 1]) {
+      if (!g->passable[path[i]]) return 0;
+      continue;
+    }
+    int d = mapf_grid_dir(g, path[i], path[i + 1]);
+    if (d < 0 || !(g->moves[path[i]] >> d & 1)) return 0;
+  }
+  return 1;
+}
+
+/* Writes the cells of cells[0 .. n) that are open in g into out and returns their number: the
+ * openings of a map change. */
+static inline int32_t mapf__opened(const mapf_grid *g, const int32_t *cells, int32_t n,
+                                   int32_t *out) {
+  int32_t k = 0;
+  for (int32_t i = 0; i < n; i++)
+    if (g->passable[cells[i]]) out[k++] = cells[i];
+  return k;
+}
+
 /* The joint rule's step checker (sim.h, MAPF_EXEC_JOINT) in words: the first illegal move, by
  * agent index, of the joint step from sim->pos to sim->want (with sim->occ the agent on each
  * cell, -1 elsewhere, and sim->time the step before it), written into msg as "illegal joint
@@ -108,6 +134,15 @@ typedef struct mapf__planner_vt {
    * moves made (direction maps) do it here. NULL: nothing to do. Returns MAPF_OK or
    * MAPF_ENOMEM. */
   int (*moved)(mapf__sim *sim, void *state, const int32_t *prev);
+  /* Cells of the run's map closed or opened (docs/events.md), after step sim->time and before
+   * the next plan: sim->grid is the run's own copy, already changed (passable and moves; its
+   * components are those of every cell open at some time of the run, grid.h), and cells[0 ..
+   * n) are the cells that changed (sim->grid->passable says which way). What the planner
+   * derived from the old map (paths, reservations, distance tables, flow annotations, learned
+   * values an opening may make too high) must not steer an agent into a closed cell or keep it
+   * from a shorter way that opened. A run with map changes needs it: NULL refuses them.
+   * Returns MAPF_OK or MAPF_ENOMEM. */
+  int (*map_changed)(mapf__sim *sim, void *state, const int32_t *cells, int32_t n);
   /* The coherence of the planner's direction map now (Jansen & Sturtevant 2008 Sec. 3); NULL for
    * planners without one. */
   double (*coherence)(const mapf__sim *sim, const void *state);

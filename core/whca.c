@@ -672,11 +672,37 @@ static void whca_retarget(mapf__sim *sim, void *state, int32_t a) {
   mapf__rra_free(&W->rra[a]);
 }
 
+/* The map changed (sim_int.h; docs/events.md). An agent whose window plan has a move the map
+ * no longer has is released and plans alone at the next step, as an agent off its plan does.
+ * RRA*'s distances are exact on the map they were searched on: a closing only lengthens true
+ * distances, so they stay admissible and are kept (a search resumed on the new map mixes the
+ * two maps' moves, still never above the new distance); an opening can shorten them, so every
+ * RRA* is dropped and starts again at the agent's next search, as after an eviction (Silver
+ * 2005 keeps RRA* for a fixed map). */
+static int whca_map_changed(mapf__sim *sim, void *state, const int32_t *cells, int32_t n) {
+  whca *W = state;
+  const mapf_grid *g = sim->grid;
+  for (int32_t a = 0; a < W->n; a++) {
+    int64_t from = sim->time - W->plan_t0[a];
+    if (W->plan_len[a] == 0 || from < 0 || from >= W->plan_len[a]) continue;
+    const int32_t *p = W->plan + (size_t)a * (size_t)(W->w + 1);
+    if (!mapf__path_legal(g, p, (int32_t)from, W->plan_len[a])) release(W, a);
+  }
+  int opened = 0;
+  for (int32_t i = 0; i < n; i++) opened |= g->passable[cells[i]];
+  for (int32_t a = 0; opened && a < W->n; a++) {
+    W->rra_bytes -= mapf__rra_bytes(&W->rra[a]);
+    mapf__rra_free(&W->rra[a]);
+  }
+  return MAPF_OK;
+}
+
 static const mapf__planner_vt whca_vt = {
     .init = whca_init,
     .plan = whca_plan,
     .free = whca_free,
     .retarget = whca_retarget,
+    .map_changed = whca_map_changed,
 };
 
 MAPF_ALGORITHM(whca, 20) = {
