@@ -56,6 +56,11 @@ static void get_retasks(const farm_row *row, farm_value *v) {
   v->i = row->rec->res->retasks;
 }
 
+static void get_map_changes(const farm_row *row, farm_value *v) {
+  v->type = row->rec->events ? SQLITE_INTEGER : SQLITE_NULL;
+  v->i = row->rec->res->map_changes;
+}
+
 static void get_tasks_done(const farm_row *row, farm_value *v) {
   v->type = row->rec->lifelong ? SQLITE_INTEGER : SQLITE_NULL;
   v->i = row->rec->res->tasks_done;
@@ -230,6 +235,13 @@ const farm_column farm_columns[] = {
      .show = FARM_SHOW_SET, .report = "throughput",
      .title = "Throughput (lifelong goals: tasks finished per step)", .scale = 1.0,
      .decimals = 3},
+    /* Schema version 11: map changes (docs/events.md). */
+    {.name = "map_changes", .type = "INTEGER", .flags = METRIC, GET(get_map_changes),
+     .show = FARM_SHOW_SET},
+    {.name = "mean_change_expansions", .type = "REAL", .flags = METRIC,
+     RES(F64, mean_change_expansions), .show = FARM_SHOW_SET, .report = "change-expansions",
+     .title = "Expansions of the step planned right after a map change (mean)", .scale = 1.0,
+     .decimals = 1},
 };
 
 #define NCOLUMNS ((int32_t)(sizeof farm_columns / sizeof farm_columns[0]))

@@ -228,6 +228,27 @@ static int check_events_files(farm_space *sp, farm_diags *errs) {
     steps = l > steps ? l : steps;
   }
   int rc = MAPF_OK;
+  /* Doors: every map needs as many as a round closes (the rounds' overlaps are the
+   * generator's to check, per job). */
+  for (int32_t s = 0; s < plan->nscens && rc == MAPF_OK; s++) {
+    const farm_scen_spec *ss = &plan->scens[s];
+    if (ss->doors_every <= 0) continue;
+    for (int32_t m = 0; m < plan->nmaps; m++) {
+      if (!sp->applies[(size_t)m * (size_t)plan->nscens + (size_t)s]) continue;
+      const mapf_grid *g = sp->grids[m];
+      mapf_door *door = NULL;
+      int32_t nd = mapf_doors_find(g, ss->doors_width, &door);
+      free(door);
+      if (nd < 0) return MAPF_ENOMEM;
+      if (nd >= ss->doors_count) continue;
+      farm_diags_add(errs, plan->path, ss->events_line, ss->events_col,
+                     "doors: map %s has %d doors of width at most %d (passages that narrow); "
+                     "cannot close %d at once",
+                     g->name, (int)nd, (int)ss->doors_width, (int)ss->doors_count);
+      rc = MAPF_EINVAL;
+      break;
+    }
+  }
   for (int32_t s = 0; s < plan->nscens; s++) {
     const farm_scen_spec *ss = &plan->scens[s];
     if (!ss->events_file) continue;
@@ -566,7 +587,12 @@ int farm_events_add(const farm_scen_spec *ss, const mapf_grid *g, uint64_t insta
   if (ss->retask_every > 0)
     rc = mapf_retask_generate(g, inst, ss->retask_every, ss->retask_fraction, ss->retask_rounds,
                               seed, d);
-  else if (ss->events_file)
+  /* Doors draw from a seed of their own, so that adding them leaves the re-tasking as it was. */
+  if (rc == MAPF_OK && ss->doors_every > 0)
+    rc = mapf_doors_generate(g, inst, ss->doors_every, ss->doors_count, ss->doors_width,
+                             ss->doors_duration, ss->doors_rounds, mapf_hash64("doors", 5, seed),
+                             d);
+  if (ss->events_file)
     rc = mapf_events_apply(ss->events_file, g, inst, d);
   if (ss->lifelong) {
     inst->lifelong = 1;

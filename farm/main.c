@@ -62,7 +62,7 @@ enum {
   /* features and select (farm/inst_features.h, farm/select.h) */
   O_MODEL, O_OBJECTIVE, O_PROTOCOL, O_FOLDS, O_REGRET_CSV,
   /* events and lifelong goals (docs/events.md) */
-  O_RETASK, O_EVENTS, O_LIFELONG,
+  O_RETASK, O_DOORS, O_EVENTS, O_LIFELONG,
   /* solve --robot-runners (core/robotrunners.h) */
   O_ROBOT_RUNNERS
 };
@@ -149,6 +149,9 @@ static const farm_cli_opt solve_opts[] = {
     {O_RETASK, "retask", "EVERY,FRACTION,ROUNDS",
      "re-task FRACTION of the agents every EVERY steps, ROUNDS times (docs/events.md)"},
     {O_EVENTS, "events", "FILE", "events from a file (docs/events.md)"},
+    {O_DOORS, "doors", "EVERY,COUNT,DURATION,ROUNDS[,WIDTH]",
+     "map changes: every EVERY steps COUNT doors (passages at most WIDTH cells wide, default 1) "
+     "close for DURATION steps, ROUNDS times"},
     {O_LIFELONG, "lifelong", NULL, "lifelong goals: a new task on every goal reached"},
     {0}};
 static const farm_cli_opt report_opts[] = {
@@ -280,7 +283,7 @@ static const farm_cli_cmd commands[] = {
      "[--steps N] [--seconds S] [--expansions N] [--work S]\n"
      "[--execution chains|single-pass|joint] [--connectivity 4|8] [--trace FILE] [--html FILE]\n"
      "[--export-scen FILE] [--retask EVERY,FRACTION,ROUNDS | --events FILE | --lifelong]\n"
-     "[--maps DIR]",
+     "[--doors EVERY,COUNT,DURATION,ROUNDS[,WIDTH]] [--maps DIR]",
      "run one instance with one algorithm and print its results", solve_opts, cmd_solve},
     {"report",
      "NAME --db FILE [--format text|md|csv|html] [--max-agents N] [--rows DIM] [--cols DIM]\n"
@@ -1333,6 +1336,34 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
       events.retask_rounds = (int32_t)rounds;
       break;
     }
+    case O_DOORS: {
+      /* EVERY,COUNT,DURATION,ROUNDS[,WIDTH] */
+      long long x[5] = {0, 0, 0, 0, 1};
+      static const long long hi[5] = {0x1fffffffffffLL, 100000, 0x1fffffffffffLL, 1000000,
+                                      MAPF_DOOR_MAX_WIDTH};
+      const char *q = v;
+      int k = 0, ok = 1;
+      for (; k < 5 && ok && *q; k++) {
+        const char *c = strchr(q, ',');
+        size_t len = c ? (size_t)(c - q) : strlen(q);
+        char a[64];
+        if (len >= sizeof a) ok = 0;
+        snprintf(a, sizeof a, "%.*s", (int)len, q);
+        if (ok && parse_long(a, 1, hi[k], &x[k]) < 0) ok = 0;
+        q = c ? c + 1 : q + len;
+        if (c && !*q) ok = 0;
+      }
+      if (!ok || k < 4 || *q)
+        return usage_error(cmd, "--doors: expected EVERY,COUNT,DURATION,ROUNDS[,WIDTH], each an "
+                                "integer >= 1 (WIDTH at most %d), found \"%s\"",
+                           MAPF_DOOR_MAX_WIDTH, v);
+      events.doors_every = x[0];
+      events.doors_count = (int32_t)x[1];
+      events.doors_duration = x[2];
+      events.doors_rounds = (int32_t)x[3];
+      events.doors_width = (int32_t)x[4];
+      break;
+    }
     case O_EVENTS:
       events_path = v;
       break;
@@ -1447,13 +1478,13 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
 
   mapf_grid *g = NULL;
   mapf_instance *inst = NULL;
-  if (events.retask_every && events_path)
-    return usage_error(cmd, "--retask and --events exclude each other: give one");
-  if (events.lifelong && (events.retask_every || events_path))
-    return usage_error(cmd, "--lifelong: goals come from the task sequence; not with events");
-  if (rr_path && (events.retask_every || events_path || events.lifelong))
+  if ((events.retask_every || events.doors_every) && events_path)
+    return usage_error(cmd, "--events excludes --retask and --doors: the file holds the events");
+  if (events.lifelong && events.retask_every)
+    return usage_error(cmd, "--lifelong: goals come from the task sequence; not with --retask");
+  if (rr_path && (events.retask_every || events.doors_every || events_path || events.lifelong))
     return usage_error(cmd, "--robot-runners: the problem's task list gives the goals; not with "
-                            "--retask, --events or --lifelong");
+                            "--retask, --doors, --events or --lifelong");
   char rr_map[4096];
   int e = rr_path ? robot_runners_instance(rr_path, &md, &g, &inst, rr_map, sizeof rr_map)
                   : make_instance(cmd, &ia, &md, &g, &inst);
@@ -1607,7 +1638,8 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
       farm_record rec = {.map = g->name, .agents = inst->n, .algorithm = def->name,
                          .params = pj, .seed = cfg.seed, .res = &res,
                          .execution = mapf_algo_execution(def, execution),
-                         .events = inst->nretask > 0 ? "" : NULL, .lifelong = inst->lifelong};
+                         .events = inst->nretask > 0 || inst->nchange > 0 ? "" : NULL,
+                         .lifelong = inst->lifelong};
       farm_columns_print(stdout, &rec);
       if (rr_path)
         printf("task_assignment: %s\ntasks_listed: %lld\n", mapf_task_rule_name(inst->task_rule),

@@ -47,12 +47,17 @@ typedef struct farm_scen_spec {
   int32_t instances;       /* instances per (map, agent count) */
   int line, col;
   /* Events and lifelong goals (docs/events.md): `events: {retask: {every, fraction, rounds}}`
-   * (retask_every > 0: mapf_retask_generate) or `events: {file: F}` (events_file), and
+   * (retask_every > 0: mapf_retask_generate), doors (below) or `events: {file: F}`
+   * (events_file), and
    * `lifelong: true`. They change neither the instance's starts and goals nor its seed: the
    * same problems as without them, with events added. */
   int64_t retask_every;
   double retask_fraction;
   int32_t retask_rounds;
+  /* `events: {doors: {every, count, duration, rounds, width}}` (doors_every > 0:
+   * mapf_doors_generate), alone or with retask. */
+  int64_t doors_every, doors_duration;
+  int32_t doors_count, doors_rounds, doors_width;
   struct mapf_events_file *events_file;
   int events_line, events_col; /* the `events` value in the plan */
   int32_t lifelong;
@@ -62,7 +67,7 @@ typedef struct farm_scen_spec {
   char *events_key;
 } farm_scen_spec;
 
-/* Sets ss->events and ss->events_key (malloc'd; NULL when none) from its retask_*,
+/* Sets ss->events and ss->events_key (malloc'd; NULL when none) from its retask_*, doors_*,
  * events_file and lifelong fields; file: the events file as the user named it (its base name
  * is shown). The one place their format is written. Returns MAPF_OK or MAPF_ENOMEM. */
 int farm_events_texts(farm_scen_spec *ss, const char *file);

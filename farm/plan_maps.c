@@ -495,11 +495,20 @@ static void parse_scen_file(pctx *c, farm_scen_spec *ss, const pnode *file, cons
 
 int farm_events_texts(farm_scen_spec *ss, const char *file) {
   char shown[700] = "", key[720] = "";
-  if (ss->retask_every > 0) {
-    char fr[40];
-    mapf_format_real(ss->retask_fraction, MAPF_REAL_DIGITS, fr, sizeof fr);
-    snprintf(shown, sizeof shown, "retask every:%lld,fraction:%s,rounds:%d",
-             (long long)ss->retask_every, fr, (int)ss->retask_rounds);
+  if (ss->retask_every > 0 || ss->doors_every > 0) {
+    /* Re-tasking alone keeps the text it had before doors existed (its plans' keys). */
+    int k = 0;
+    if (ss->retask_every > 0) {
+      char fr[40];
+      mapf_format_real(ss->retask_fraction, MAPF_REAL_DIGITS, fr, sizeof fr);
+      k = snprintf(shown, sizeof shown, "retask every:%lld,fraction:%s,rounds:%d",
+                   (long long)ss->retask_every, fr, (int)ss->retask_rounds);
+    }
+    if (ss->doors_every > 0)
+      snprintf(shown + k, sizeof shown - (size_t)k,
+               "%sdoors every:%lld,count:%d,width:%d,duration:%lld,rounds:%d", k ? "; " : "",
+               (long long)ss->doors_every, (int)ss->doors_count, (int)ss->doors_width,
+               (long long)ss->doors_duration, (int)ss->doors_rounds);
     snprintf(key, sizeof key, "events=%s\n", shown);
   } else if (ss->events_file) {
     /* Named by content, as a scenario file is: a moved file keeps its jobs' keys. */
@@ -520,32 +529,71 @@ int farm_events_texts(farm_scen_spec *ss, const char *file) {
  * event fields and the texts for results.events and the job key. */
 static void parse_events(pctx *c, farm_scen_spec *ss, const pnode *ev, const pnode *life,
                          const char *dir, const farm_plan_opts *opts) {
-  static const char *const ev_keys[] = {"retask", "file"};
+  static const char *const ev_keys[] = {"retask", "file", "doors"};
   static const char *const rt_keys[] = {"every", "fraction", "rounds"};
+  static const char *const dr_keys[] = {"every", "count", "duration", "rounds", "width"};
   char fbuf[80];
   const char *file = NULL;
-  if (life && !farm__plan_bad(c, life) && farm__plan_get_bool(c, life, "lifelong", &ss->lifelong) == 0 &&
-      ss->lifelong && ev)
-    farm__plan_perr(c, life->line, life->col,
-                    "lifelong: an agent's goals come from its task sequence; not with events");
+  if (life && !farm__plan_bad(c, life))
+    farm__plan_get_bool(c, life, "lifelong", &ss->lifelong);
   if (ev && !farm__plan_bad(c, ev)) {
     ss->events_line = ev->line;
     ss->events_col = ev->col;
-    kv f[2];
+    kv f[3];
     if (ev->kind != PN_MAP) {
-      farm__plan_perr(c, ev->line, ev->col, "events: expected a mapping (retask or file), found %s",
-                      FOUND(ev));
+      farm__plan_perr(c, ev->line, ev->col,
+                      "events: expected a mapping (retask, doors or file), found %s", FOUND(ev));
       return;
     }
-    farm__plan_walk_map(c, ev, ev_keys, 2, f, "events");
-    if (f[0].val && f[1].val) {
+    farm__plan_walk_map(c, ev, ev_keys, 3, f, "events");
+    if (f[1].val && (f[0].val || f[2].val)) {
       farm__plan_perr(c, f[1].key->line, f[1].key->col,
-                      "events: give retask (generated events) or file, not both");
+                      "events: give generated events (retask, doors) or a file, not both");
       return;
     }
-    if (!f[0].val && !f[1].val) {
-      farm__plan_perr(c, ev->line, ev->col, "events: expected retask or file");
+    if (!f[0].val && !f[1].val && !f[2].val) {
+      farm__plan_perr(c, ev->line, ev->col, "events: expected retask, doors or file");
       return;
+    }
+    /* Lifelong goals come from each agent's task sequence: no re-tasking beside them. */
+    if (ss->lifelong && f[0].val) {
+      farm__plan_perr(c, f[0].key->line, f[0].key->col,
+                      "retask: an agent's goals come from its task sequence under lifelong; "
+                      "not with retask");
+      return;
+    }
+    if (f[2].val) {
+      const pnode *r = f[2].val;
+      if (farm__plan_bad(c, r)) return;
+      if (r->kind != PN_MAP) {
+        farm__plan_perr(c, r->line, r->col,
+                        "doors: expected a mapping (every, count, duration, rounds, width), "
+                        "found %s",
+                        FOUND(r));
+        return;
+      }
+      kv g[5];
+      farm__plan_walk_map(c, r, dr_keys, 5, g, "doors");
+      long long every = 0, count = 0, duration = 0, rounds = 0, width = 1;
+      for (int k = 0; k < 4; k++)
+        if (farm__plan_require(c, r, &g[k], dr_keys[k], "doors") < 0) return;
+      if (farm__plan_get_int(c, g[0].val, "every", 1, INT64_MAX / 4 / 1000000, &every) < 0 ||
+          farm__plan_get_int(c, g[1].val, "count", 1, 100000, &count) < 0 ||
+          farm__plan_get_int(c, g[2].val, "duration", 1, INT64_MAX / 8, &duration) < 0 ||
+          farm__plan_get_int(c, g[3].val, "rounds", 1, 1000000, &rounds) < 0 ||
+          (g[4].val &&
+           farm__plan_get_int(c, g[4].val, "width", 1, MAPF_DOOR_MAX_WIDTH, &width) < 0))
+        return;
+      if (count * rounds * width > INT32_MAX / 4) {
+        farm__plan_perr(c, g[1].val->line, g[1].val->col,
+                        "doors: count x rounds x width is at most %d", INT32_MAX / 4);
+        return;
+      }
+      ss->doors_every = every;
+      ss->doors_count = (int32_t)count;
+      ss->doors_width = (int32_t)width;
+      ss->doors_duration = duration;
+      ss->doors_rounds = (int32_t)rounds;
     }
     if (f[0].val) {
       const pnode *r = f[0].val;
@@ -574,7 +622,7 @@ static void parse_events(pctx *c, farm_scen_spec *ss, const pnode *ev, const pno
       ss->retask_every = every;
       ss->retask_fraction = fraction;
       ss->retask_rounds = (int32_t)rounds;
-    } else {
+    } else if (f[1].val) {
       const char *rel = farm__plan_get_str(c, f[1].val, "file");
       if (!rel) return;
       char *path = resolve_file(c, f[1].val, dir, opts, "events file");
@@ -591,6 +639,13 @@ static void parse_events(pctx *c, farm_scen_spec *ss, const pnode *ev, const pno
       free(path);
       if (ss->events_file->n == 0) {
         farm__plan_perr(c, f[1].val->line, f[1].val->col, "events file \"%s\" has no events",
+                        rel);
+        return;
+      }
+      if (ss->lifelong && ss->events_file->n > ss->events_file->nchange) {
+        farm__plan_perr(c, f[1].val->line, f[1].val->col,
+                        "events file \"%s\" re-tasks agents; under lifelong their goals come "
+                        "from their task sequences (only close and open lines go with it)",
                         rel);
         return;
       }

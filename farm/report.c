@@ -43,7 +43,8 @@ const char *const farm_report_names[] = {
     "completion-rate", "completion-time", "travel-distance", "completion-time-at-limit",
     "completion-work-at-limit", "completion-seconds", "failed-moves", "coherence",
     "suboptimality", "solved", "soc", "makespan", "soc-ratio", "makespan-ratio", "work",
-    "retask-expansions", "event-spike", "throughput", "portfolio", "problem-types", NULL};
+    "retask-expansions", "event-spike", "throughput", "change-expansions", "portfolio",
+    "problem-types", NULL};
 
 const char *farm_report_doc(const char *name) {
   const farm_column *col = name ? farm_column_report(name) : NULL;

@@ -713,6 +713,9 @@ static const char *const upgrade_steps[FARM_SCHEMA_VERSION - FARM_SCHEMA_OLDEST]
     "ALTER TABLE results ADD COLUMN tasks_done INTEGER;"
     "ALTER TABLE results ADD COLUMN throughput REAL;"
     "ALTER TABLE agent_results ADD COLUMN tasks_done INTEGER;",
+    /* Version 11: map changes; no older job had them. */
+    "ALTER TABLE results ADD COLUMN map_changes INTEGER;"
+    "ALTER TABLE results ADD COLUMN mean_change_expansions REAL;",
 };
 
 /* Schema version 4's limits and execution of rows that lack them (written by an older

@@ -21,7 +21,7 @@
 
 /* PRAGMA application_id of a mapfarm database ("mapf"), and the schema version. */
 #define FARM_APPLICATION_ID 0x6d617066
-#define FARM_SCHEMA_VERSION 10
+#define FARM_SCHEMA_VERSION 11
 /* The oldest version this mapfarm reads, and upgrades in place when it opens a file for
  * writing (every version from it to FARM_SCHEMA_VERSION). */
 #define FARM_SCHEMA_OLDEST 2

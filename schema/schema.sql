@@ -156,7 +156,12 @@ CREATE TABLE results (
   max_event_step_seconds REAL,           -- the longest planning of a step right after an
                                          -- event or a new lifelong task
   tasks_done             INTEGER,        -- lifelong goals: tasks finished; NULL otherwise
-  throughput             REAL            -- lifelong goals: tasks_done / steps; NULL otherwise
+  throughput             REAL,           -- lifelong goals: tasks_done / steps; NULL otherwise
+  -- Added in schema version 11 (docs/events.md): no older job had map changes.
+  map_changes            INTEGER,        -- cells closed or opened during the run; NULL
+                                         -- without events
+  mean_change_expansions REAL            -- per step planned right after a map change, its
+                                         -- node expansions: their mean; NULL without changes
 );
 
 -- The reports group by map and label and list them in plan order (the smallest plan_index of

@@ -142,6 +142,7 @@ Test(columns, solve_prints_name_value_lines_in_table_order) {
   res.mean_retask_expansions = NAN;         /* no events, no lifelong goals (as sim.c sets) */
   res.max_event_step_seconds = NAN;
   res.throughput = NAN;
+  res.mean_change_expansions = NAN;         /* no map changes */
   farm_record rec = {.map = "m.map", .agents = 4, .algorithm = "bmaa", .params = "{}",
                      .label = "never shown", .res = &res};
   char *buf = NULL;

@@ -1,8 +1,8 @@
-/* test_events_cli.c: events and lifelong goals as a user meets them (docs/events.md): plan keys
- * and stored columns, results that depend on neither threads nor shards, replay, events files
- * with their errors at FILE:LINE:COL, `solve --retask | --events | --lifelong`, and the
- * upgrade of a schema 9 file. The simulator's side (every planner legal under events, the
- * retarget rules) is tests/test_events.c. */
+/* test_events_cli.c: events, map changes and lifelong goals as a user meets them
+ * (docs/events.md): plan keys and stored columns, results that depend on neither threads nor
+ * shards, replay, events files with their errors at FILE:LINE:COL, `solve --retask | --doors |
+ * --events | --lifelong`, and the upgrades of schema 9 and 10 files. The simulator's side is
+ * tests/test_events.c and tests/test_mapchange.c. */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 #include <string.h>
@@ -179,8 +179,8 @@ Test(events_cli, bad_events_files_name_the_line_and_leave_the_database_alone) {
                    "rounds: 2}}}\n  - {generator: random, agents: 8, events: {retask: {every: 5}}}"
                    "\nalgorithms: [{name: bmaa}]\n");
   cr_assert_eq(mapfarm(&out, &err, "expand '%s'", plan), 2);
-  cr_expect(strstr(err, "bad.yaml:5:46: error: lifelong: an agent's goals come from its task "
-                        "sequence; not with events") != NULL,
+  cr_expect(strstr(err, "bad.yaml:5:61: error: retask: an agent's goals come from its task "
+                        "sequence under lifelong; not with retask") != NULL,
             "%s", err);
   cr_expect(strstr(err, "bad.yaml:6:74: error: fraction: expected a share of the agents in "
                         "(0, 1], found 0") != NULL,
@@ -288,6 +288,182 @@ Test(events_cli, a_schema_9_file_gets_the_event_columns_of_version_10) {
   cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id > 1 AND lifelong = 1 AND "
                                "tasks_done > 0"),
                16);
+  char *check = test_db_rows(db, "PRAGMA integrity_check");
+  cr_assert_str_eq(check, "ok\n");
+  free(check);
+}
+
+/* ---- map changes --------------------------------------------------------------------------- */
+
+/* tests/data/cli/doors.yaml (every planner but external on a rooms map whose doors close and
+ * open: generated, with re-tasking, with lifelong goals, and from a file that also opens a wall
+ * cell) gives the same rows with 1 thread, 2, and as 3 shards merged; the map-change columns
+ * are set exactly where the scenario has map changes; replay reproduces such jobs. */
+Test(events_cli, a_plan_with_map_changes_does_not_depend_on_threads_or_shards) {
+  char plan[512], db[3][512], *out, *err;
+  data_path(plan, sizeof plan, "doors.yaml");
+  const char *sql[] = {
+      "SELECT job_key, events, lifelong, status, limit_hit, completion_rate, steps, expansions, "
+      "retasks, map_changes, mean_change_expansions, tasks_done, soc FROM results ORDER BY job_key",
+      "SELECT r.job_key, a.agent, a.goal_x, a.goal_y, a.final_x, a.final_y, a.completion_step, "
+      "a.travel_distance, a.tasks_done FROM agent_results a JOIN results r ON r.id = "
+      "a.result_id ORDER BY r.job_key, a.agent"};
+  test_same_on_threads_and_shards(tmpdir, "doors", plan, 3, sql, 2, db);
+  const char *d = db[0];
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results"), 64);
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE status = 'error'"), 0);
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE events = 'doors every:10,"
+                              "count:6,width:1,duration:15,rounds:6' AND retasks = 0 AND "
+                              "map_changes > 0"),
+               16);
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE events = 'retask every:15,"
+                              "fraction:0.25,rounds:3; doors every:10,count:6,width:1,duration:15,"
+                              "rounds:6' AND retasks = 12 AND map_changes > 0"),
+               16);
+  /* Lifelong runs last to the step limit: every change happens (5 rounds of 5 doors of 1 to 3
+   * cells, closed and opened), unless a closing still waits for an agent to leave its cell. */
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE lifelong = 1 AND steps = 200 "
+                              "AND map_changes BETWEEN 45 AND 150 AND tasks_done > 16"),
+               16);
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE events = 'file doors.ev' AND "
+                              "map_changes BETWEEN 1 AND 4"),
+               16);
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE map_changes > 0 AND "
+                              "mean_change_expansions IS NULL"),
+               0);
+  /* No bound on a map that changes. */
+  cr_assert_eq(test_db_int(d, "SELECT count(*) FROM results WHERE soc_lb IS NOT NULL"), 0);
+  char *keys = test_db_rows(d, "SELECT min(job_key) FROM results GROUP BY events, algorithm IN "
+                               "('pibt', 'lacam', 'far')");
+  int n = 0;
+  for (char *k = strtok(keys, "\n"); k; k = strtok(NULL, "\n"), n++) {
+    cr_assert_eq(mapfarm(&out, &err, "replay %s --db '%s'", k, d), 0, "%s: %s%s", k, out, err);
+    cr_expect(strstr(out, "\nidentical to the stored result") != NULL, "%s: %s", k, out);
+    free(out);
+    free(err);
+  }
+  free(keys);
+  cr_assert_eq(n, 8);
+}
+
+/* A plan's mistakes about map changes, at its line and column, before any job runs: doors on a
+ * map without enough of them, a missing key, re-tasking beside lifelong goals, and an events
+ * file whose close line names a cell outside the map. */
+Test(events_cli, bad_map_changes_are_refused_where_the_plan_says_them) {
+  char plan[600], events[600], *out, *err;
+  snprintf(plan, sizeof plan, "%s/bad-doors.yaml", tmpdir);
+  snprintf(events, sizeof events, "%s/far.ev", tmpdir);
+  write_file(events, "3 close 2 2\n7 close 99 1\n");
+  write_file(plan, "name: bad\nmaps:\n  - generate: {kind: random, width: 24, height: 24, "
+                   "density: 0, seed: 3}\nscenarios:\n  - {generator: random, agents: 8, "
+                   "events: {doors: {every: 5, count: 2, duration: 3, rounds: 2}}}\n"
+                   "algorithms: [{name: bmaa}]\n");
+  cr_assert_eq(mapfarm(&out, &err, "expand '%s'", plan), 2);
+  cr_expect(strstr(err, "bad-doors.yaml:5:44: error: doors: map random-24x24-d0-s3 has 0 doors "
+                        "of width at most 1 (passages that narrow); cannot close 2 at once"),
+            "%s", err);
+  free(out);
+  free(err);
+  write_file(plan, "name: bad\nmaps:\n  - generate: {kind: rooms, width: 32, height: 32, room: 6, "
+                   "doors: 2, seed: 2}\nscenarios:\n  - {generator: random, agents: 8, "
+                   "events: {doors: {every: 5, count: 2, rounds: 2}}}\n"
+                   "  - {generator: random, agents: 8, lifelong: true, events: {retask: {every: 5, "
+                   "fraction: 0.5, rounds: 2}, doors: {every: 5, count: 1, duration: 2, rounds: "
+                   "1}}}\nalgorithms: [{name: bmaa}]\n");
+  cr_assert_eq(mapfarm(&out, &err, "expand '%s'", plan), 2);
+  cr_expect(strstr(err, "bad-doors.yaml:5:52: error: missing required key \"duration\" in doors") !=
+                NULL,
+            "%s", err);
+  cr_expect(strstr(err, "bad-doors.yaml:6:61: error: retask: an agent's goals come from its "
+                        "task sequence under lifelong; not with retask") != NULL,
+            "%s", err);
+  free(out);
+  free(err);
+  write_file(plan, "name: bad\nmaps:\n  - generate: {kind: rooms, width: 32, height: 32, room: 6, "
+                   "doors: 2, seed: 2}\nscenarios:\n  - {generator: random, agents: 8, events: "
+                   "{file: far.ev}}\nalgorithms: [{name: bmaa}]\n");
+  cr_assert_eq(mapfarm(&out, &err, "expand '%s'", plan), 2);
+  cr_expect(strstr(err, "far.ev:2:9: error: cell (99,1) is outside the map (32 x 32)") != NULL,
+            "%s", err);
+  free(out);
+  free(err);
+}
+
+/* solve --doors on four rooms joined by four doorways: the changes counted, the search after
+ * them measured; bad values and --doors beside --events refused with exit 2. */
+Test(events_cli, solve_takes_doors) {
+  char map[600], text[1000] = "type octile\nheight 17\nwidth 17\nmap\n", *out, *err;
+  snprintf(map, sizeof map, "%s/rooms.map", tmpdir);
+  for (int y = 0; y < 17; y++) {
+    char row[19];
+    for (int x = 0; x < 17; x++)
+      row[x] = (x == 8 || y == 8) && !(x == 8 && (y == 3 || y == 12)) &&
+                       !(y == 8 && (x == 3 || x == 12))
+                   ? '@'
+                   : '.';
+    row[17] = '\n';
+    row[18] = '\0';
+    strcat(text, row);
+  }
+  write_file(map, text);
+  char inst[1600];
+  snprintf(inst, sizeof inst, "solve --map '%s' --generator random --agents 16 --seed 3 --algo "
+                              "far --steps 300 --maps '%s'", map, tmpdir);
+  cr_assert_eq(mapfarm(&out, &err, "%s --doors 10,2,15,3", inst), 0, "%s", err);
+  cr_expect_eq(test_metric(out, "map_changes"), 12.0, "%s", out);
+  cr_expect(strstr(out, "mean_change_expansions: ") != NULL, "%s", out);
+  free(out);
+  free(err);
+  cr_assert_eq(mapfarm(&out, &err, "%s --doors 10,5,15,3", inst), 2);
+  cr_expect(strstr(err, "doors: map rooms.map has 4 doors of width at most 1") != NULL, "%s",
+            err);
+  free(out);
+  free(err);
+  cr_assert_eq(mapfarm(&out, &err, "%s --doors 10,4,0,3", inst), 2);
+  cr_expect(strstr(err, "--doors: expected EVERY,COUNT,DURATION,ROUNDS[,WIDTH]") != NULL, "%s",
+            err);
+  free(out);
+  free(err);
+  cr_assert_eq(mapfarm(&out, &err, "%s --doors 10,2,15,3 --events '%s'", inst, map), 2);
+  cr_expect(strstr(err, "--events excludes --retask and --doors") != NULL, "%s", err);
+  free(out);
+  free(err);
+}
+
+/* A file of schema version 10 is upgraded to version 11 when a run opens it for writing: its
+ * row has no map changes (NULL); the new rows have theirs. */
+Test(events_cli, a_schema_10_file_gets_the_map_change_columns_of_version_11) {
+  char db[512], plan[512], sql[800], *err;
+  snprintf(db, sizeof db, "%s/v10.db", tmpdir);
+  snprintf(sql, sizeof sql, "%s/tests/data/schema-v10.sql", MAPFARM_SOURCE_DIR);
+  char *schema = test_slurp_text(sql);
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(h, schema, NULL, NULL, NULL), SQLITE_OK);
+  free(schema);
+  cr_assert_eq(
+      sqlite3_exec(h,
+                   "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 10;"
+                   "INSERT INTO results (id, job_key, map, map_hash, generator, agents, instance, "
+                   "algorithm, label, params, seed, status, limit_hit, completed, finished_at, "
+                   "events, retasks) VALUES (1, '0123456789abcdef0123456789abcde1', 'm', "
+                   "'0000000000000001', 'random', 2, 0, 'bmaa', 'B', '{}', '0000000000000002', "
+                   "'ok', '', 2, 't', 'retask every:5,fraction:0.5,rounds:1', 1);",
+                   NULL, NULL, NULL),
+      SQLITE_OK);
+  sqlite3_close(h);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM pragma_table_info('results') WHERE name IN "
+                               "('map_changes', 'mean_change_expansions')"),
+               0);
+  data_path(plan, sizeof plan, "doors.yaml");
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s'", plan, db), 0, "%s", err);
+  free(err);
+  cr_assert_eq(test_db_int(db, "PRAGMA user_version"), FARM_SCHEMA_VERSION);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id = 1 AND map_changes IS NULL "
+                               "AND mean_change_expansions IS NULL AND retasks = 1"),
+               1);
+  cr_assert_eq(test_db_int(db, "SELECT count(*) FROM results WHERE id > 1 AND map_changes > 0"),
+               64);
   char *check = test_db_rows(db, "PRAGMA integrity_check");
   cr_assert_str_eq(check, "ok\n");
   free(check);
