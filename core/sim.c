@@ -681,6 +681,8 @@ static int apply_changes(mapf__sim *sim, changes *mc, mapf_result *res,
   mapf_grid_set_cells(r, mc->cells, mc->open, n);
   r->hash = mapf_mix64(r->hash ^ mc->tag);
   res->map_changes += n;
+  for (int32_t i = 0; sim->cfg->on_cell && i < n; i++)
+    sim->cfg->on_cell(sim->cfg->ud, sim->time, mc->cells[i], mc->open[i]);
   mc->fresh = 1;
   return vt->map_changed(sim, state, mc->cells, n);
 }

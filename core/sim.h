@@ -191,6 +191,11 @@ typedef void (*mapf_step_fn)(void *ud, int64_t t, const int32_t *pos, int32_t n)
  * so that a trace can show it. */
 typedef void (*mapf_goal_fn)(void *ud, int64_t t, int32_t agent, int32_t cell);
 
+/* A map change as it happens (docs/events.md): from step t on, cell is open (open 1) or
+ * closed (0); a closing that waited for an agent to leave comes at the step it happens. Called
+ * before the step after t is planned, once per cell that changed. */
+typedef void (*mapf_cell_fn)(void *ud, int64_t t, int32_t cell, int open);
+
 typedef struct mapf_run_config {
   const mapf_grid *grid;
   const mapf_instance *inst;
@@ -205,6 +210,8 @@ typedef struct mapf_run_config {
   /* Direction-map coherence is sampled into mapf_result.coherence_series at step 0 and every
    * sample_every steps (algorithms with a direction map only); 0: no series. */
   int64_t sample_every;
+  mapf_cell_fn on_cell;   /* map changes as they happen; NULL: none. Last: older initialisers
+                             keep their meaning. */
 } mapf_run_config;
 
 typedef struct mapf_workspace mapf_workspace;

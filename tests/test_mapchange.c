@@ -190,7 +190,17 @@ typedef struct model {
   int32_t *prev, *occ;
   int32_t next;
   int64_t applied, bad_moves, into_closed;
+  int64_t told, told_t;         /* on_cell calls, and the step of the last */
+  int32_t told_cell, told_open; /* its cell and way */
 } model;
+
+static void model_cell(void *ud, int64_t t, int32_t cell, int open) {
+  model *m = ud;
+  m->told++;
+  m->told_t = t;
+  m->told_cell = cell;
+  m->told_open = open;
+}
 
 static void model_init(model *m, const mapf_grid *g, const mapf_instance *inst) {
   memset(m, 0, sizeof *m);
@@ -394,19 +404,24 @@ Test(mapchange, a_door_closes_once_the_agent_in_it_has_left) {
   inst->change = malloc(sizeof *inst->change);
   inst->change[0] = (mapf_mapchange){2, door, 0};
   inst->nchange = 1;
-  /* BMAA* walks east one cell a step: at (3,1) after step 2, on (4,1) after step 3. It never
-   * reaches its goal past the closed door: the run ends at the step limit. */
+  /* BMAA* walks east one cell a step: at (3,1) after step 2, on (4,1) after step 3, when the
+   * door closes behind it (and a trace hears of it then). */
   mapf_run_config cfg = test_run_config(g, inst, "bmaa");
   cfg.limits.steps = 30;
   model m;
   model_init(&m, g, inst);
   cfg.on_step = model_step;
+  cfg.on_cell = model_cell;
   cfg.ud = &m;
   mapf_result res;
   test_run(&cfg, &res);
   cr_assert_eq(m.into_closed + m.bad_moves, 0);
   cr_assert_eq(res.map_changes, 1, "the closing happened, once the doorway was empty");
   cr_assert_eq(m.open[door], 0);
+  cr_assert_eq(m.told, 1);
+  cr_assert_eq(m.told_t, 3, "it closed after step 3, not at step 2 when it was due");
+  cr_assert_eq(m.told_cell, door);
+  cr_assert_eq(m.told_open, 0);
   cr_assert_eq(res.agent[0].final, inst->goal[0], "it went on east through the door it stood in");
   mapf_result_clear(&res);
   model_free(&m);

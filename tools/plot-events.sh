@@ -3,12 +3,14 @@
 #
 #   tools/plot-events.sh DB OUT retask       # search after a re-tasking event, per label,
 #                                            # against agents (log scale), one line per rate
+#   tools/plot-events.sh DB OUT doors        # search in the step after a map change, per
+#                                            # label, against agents, one panel per rate
 #   tools/plot-events.sh DB OUT throughput   # lifelong throughput per label against agents,
 #                                            # one panel per map
 #
 # Writes OUT.csv (the plotted means, from SQL on DB) and OUT.png (gnuplot).
 set -euo pipefail
-usage() { echo "usage: $0 DB OUT retask|throughput" >&2; exit 2; }
+usage() { echo "usage: $0 DB OUT retask|doors|throughput" >&2; exit 2; }
 [ $# -eq 3 ] || usage
 db=$1 out=$2 kind=$3
 command -v sqlite3 >/dev/null || { echo "$0: error: needs the sqlite3 shell" >&2; exit 1; }
@@ -23,6 +25,16 @@ retask)
     WHERE events IS NOT NULL AND mean_retask_expansions IS NOT NULL
     GROUP BY label, events, agents ORDER BY events, label, agents"
   ylabel='expansions after an event until the agent moved (mean)'
+  logscale='set logscale y'
+  ;;
+doors)
+  # One series per label, one panel per door setting: mean over jobs of mean_change_expansions.
+  sql="SELECT label AS series, replace(events, 'doors ', 'doors: ') AS panel, agents,
+    avg(mean_change_expansions) AS value
+    FROM results
+    WHERE events LIKE 'doors %' AND mean_change_expansions IS NOT NULL
+    GROUP BY label, events, agents ORDER BY events, label, agents"
+  ylabel='expansions of the step after a map change (mean)'
   logscale='set logscale y'
   ;;
 throughput)
