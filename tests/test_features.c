@@ -309,3 +309,84 @@ Test(features, failure_leaves_results_untouched) {
   cr_assert(strstr(err, "none.db"), "%s", err);
   free(err);
 }
+
+/* ---- pinned values of the searched features ------------------------------------------------- */
+
+/* The features that come from the sampled agents' shortest paths: their lengths and which
+ * shortest path the search takes (the overlap counts depend on the cells, not only the moves). */
+static const char *const searched[] = {"dist_mean",     "dist_sd",       "dist_min",
+                                       "dist_max",      "detour_mean",   "path_use_mean",
+                                       "path_use_max",  "path_shared",   "path_coverage",
+                                       "path_load",     "path_peak"};
+#define NSEARCHED (sizeof searched / sizeof searched[0])
+
+/* The instance features of `agents` random agents (seed) on g, each searched feature equal to
+ * want, bit for bit: a faster search must take the very same paths, or bump
+ * FARM_FEATURES_VERSION and pin the new values. */
+static void searched_are(mapf_grid *g, int32_t agents, uint64_t seed, const double *want) {
+  mapf_instance *inst = NULL;
+  mapf_diag d = {0};
+  cr_assert_eq(mapf_scengen_random(g, agents, seed, &inst, &d), MAPF_OK, "%s", d.msg);
+  double v[64];
+  cr_assert_eq(farm_features_map(g, v), MAPF_OK);
+  farm_feat_ws *ws = farm_feat_ws_new();
+  mapf_landmarks *lm = farm_features_landmarks(g);
+  cr_assert_eq(farm_features_instance(g, lm, inst, ws, v, &d), MAPF_OK, "%s", d.msg);
+  for (size_t k = 0; k < NSEARCHED; k++) {
+    double got = feat(v, searched[k]);
+    cr_expect(got == want[k], "%s (%d x %d, %d-connected): %s = %.17g, pinned %.17g", g->name,
+              (int)g->width, (int)g->height, (int)g->connectivity, searched[k], got, want[k]);
+  }
+  farm_feat_ws_free(ws);
+  mapf_landmarks_free(lm);
+  mapf_instance_free(inst);
+}
+
+Test(features, searched_values_pinned_on_generated_maps) {
+  static const double random8[NSEARCHED] = {
+      51.78125, 24.019482006758928, 7, 96, 1.2057490946413401, 1.829902491874323, 12,
+      0.44149512459371615, 0.31718213058419242, 2.7206829896907219, 0.10791015625};
+  static const double random4[NSEARCHED] = {
+      66.921875, 32.330291799752487, 9, 131, 1.0743358837613093, 1.7918384171475681, 7,
+      0.46166529266281947, 0.41683848797250861, 3.5011275773195876, 0.0849609375};
+  static const double maze[NSEARCHED] = {
+      647.125, 451.64589655283692, 10, 1674, 15.396394739448798, 14.239615516649502, 36,
+      0.80638516992790932, 0.72516803584764755, 32.269106298232515, 0.493408203125};
+  static const double rooms[NSEARCHED] = {
+      50.34375, 21.75346624450443, 10, 117, 1.2155902487787673, 1.7609860664523045, 8,
+      0.402465166130761, 0.24501050420168066, 2.0224691439075628, 0.094482421875};
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 96, 80, 0.25, 0, 5);
+  searched_are(g, 300, 11, random8);
+  cr_assert_eq(mapf_grid_set_connectivity(g, 4), MAPF_OK);
+  searched_are(g, 300, 11, random4);
+  mapf_grid_free(g);
+  g = test_mapgen(MAPF_MAPGEN_MAZE, 97, 81, 0, 1, 6);
+  searched_are(g, 200, 12, maze);
+  mapf_grid_free(g);
+  g = test_mapgen(MAPF_MAPGEN_ROOMS, 96, 96, 0, 0, 7);
+  searched_are(g, 300, 13, rooms);
+  mapf_grid_free(g);
+}
+
+/* The same on the 512 x 512 maps of the cost target (docs/selection.md), 1,000 agents. */
+Test(features, searched_values_pinned_on_movingai_maps) {
+  REQUIRE_MAPS(maps);
+  static const double maze[NSEARCHED] = {
+      2350.40625, 1051.8405594480562, 157, 4574, 13.061905341231412, 4.4819370402358754, 39,
+      0.63466063078893287, 0.25617413462932304, 17.939942855398982, 0.531494140625};
+  static const double random[NSEARCHED] = {
+      259.375, 114.09805028730807, 39, 504, 1.0235722786199428, 1.0772512767470426, 5,
+      0.072726097356002328, 0.065574395930479021, 1.1037515896566341, 0.044921875};
+  static const double game[NSEARCHED] = {
+      231.40625, 96.81822581108554, 8, 448, 1.1130945844338724, 1.5788132894597176, 9,
+      0.31780065810423525, 0.10675596047502493, 2.6335582676094642, 0.0966796875};
+  mapf_grid *g = test_load_movingai(maps, "bench/maze512-1-0.map");
+  searched_are(g, 1000, 1, maze);
+  mapf_grid_free(g);
+  g = test_load_movingai(maps, "bench/random512-10-0.map");
+  searched_are(g, 1000, 1, random);
+  mapf_grid_free(g);
+  g = test_load_movingai(maps, "bg512/AR0701SR.map");
+  searched_are(g, 1000, 1, game);
+  mapf_grid_free(g);
+}

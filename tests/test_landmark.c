@@ -134,3 +134,55 @@ Test(landmark, placement_and_size_limit) {
   mapf_landmarks_free(lm);
   mapf_grid_free(big);
 }
+
+/* Which shortest path a search takes, pinned: an FNV-1a hash of every path's cells and moves
+ * over random queries, with and without landmarks, on maps with many equal shortest paths
+ * (random obstacles, rooms; both move sets). The instance features count the paths' cells, so
+ * a faster search must take the very same paths (or the features' version must change). */
+static uint64_t path_hash(const mapf_grid *g, const mapf_landmarks *lm, int queries,
+                          uint64_t seed) {
+  mapf_moves_search *ms = mapf_moves_search_new();
+  int32_t *path = malloc((size_t)g->ncells * sizeof *path);
+  cr_assert(ms && path);
+  mapf_rng r;
+  mapf_rng_seed(&r, seed);
+  uint64_t h = 14695981039346656037u;
+  for (int q = 0; q < queries; q++) {
+    int32_t s = g->usable[mapf_rng_below(&r, (uint64_t)g->nusable)];
+    int32_t t = g->usable[mapf_rng_below(&r, (uint64_t)g->nusable)];
+    int32_t len = g->ncells;
+    int64_t m = mapf_shortest_moves(ms, g, lm, s, t, path, &len, NULL);
+    h = (h ^ (uint64_t)(m + 2)) * 1099511628211u;
+    for (int32_t k = 0; m >= 0 && k < len; k++) h = (h ^ (uint64_t)path[k]) * 1099511628211u;
+  }
+  mapf_moves_search_free(ms);
+  free(path);
+  return h;
+}
+
+Test(landmark, paths_taken_are_pinned) {
+  mapf_grid *maps[] = {
+      test_mapgen(MAPF_MAPGEN_RANDOM, 80, 70, 0.2, 0, 21),
+      test_mapgen(MAPF_MAPGEN_ROOMS, 80, 80, 0, 0, 22),
+  };
+  /* per map, per move set (8, 4), per landmarks (none, 8, 16) */
+  static const uint64_t want[2][2][3] = {
+      {{0x3fbf55ab86cd3a97u, 0x56c063dc98e8ddb6u, 0x016679b9f64604b5u},
+       {0xf7e4529b375bb426u, 0x6b135cbb7908121cu, 0xbbe74f8b6822d10fu}},
+      {{0x2f27d6427cb3d262u, 0x6b988c79422faa80u, 0x1d36964558c1e3d4u},
+       {0x8729743856b6be56u, 0x060c9350f4198925u, 0x1242a225e2b0e771u}}};
+  static const int32_t ks[3] = {0, 8, 16};
+  for (int i = 0; i < 2; i++) {
+    for (int c = 0; c < 2; c++) {
+      cr_assert_eq(mapf_grid_set_connectivity(maps[i], c ? 4 : 8), MAPF_OK);
+      for (int k = 0; k < 3; k++) {
+        mapf_landmarks *lm = mapf_landmarks_new(maps[i], ks[k]);
+        uint64_t got = path_hash(maps[i], lm, 300, 30 + (uint64_t)i);
+        cr_expect_eq(got, want[i][c][k], "%s, %d moves, %d landmarks: paths hash to 0x%016llx",
+                     maps[i]->name, c ? 4 : 8, (int)ks[k], (unsigned long long)got);
+        mapf_landmarks_free(lm);
+      }
+    }
+    mapf_grid_free(maps[i]);
+  }
+}
