@@ -28,7 +28,32 @@ void mapf_landmarks_free(mapf_landmarks *lm) {
   if (!lm) return;
   free(lm->cell);
   free(lm->d);
+  free(lm->up);
+  free(lm->depth);
   free(lm);
+}
+
+/* The tree of component big, rooted at landmark 0 (d: each cell's moves from it): per cell the
+ * direction of its one neighbour a move nearer the root, and its depth. Returns -1 when out of
+ * memory. */
+static int mm_tree(const mapf_grid *g, mapf_landmarks *lm, int32_t big, int32_t first,
+                   const uint32_t *d) {
+  lm->up = malloc((size_t)g->ncells * sizeof *lm->up);
+  lm->depth = malloc((size_t)g->ncells * sizeof *lm->depth);
+  if (!lm->up || !lm->depth) return -1;
+  memset(lm->up, 0xff, (size_t)g->ncells * sizeof *lm->up);
+  for (int32_t c = 0; c < g->ncells; c++) lm->depth[c] = -1;
+  for (int32_t c = first; c < g->ncells; c++) {
+    if (g->component[c] != big) continue;
+    lm->depth[c] = (int32_t)d[c];
+    for (int dir = 0; dir < 8 && d[c] > 0; dir++)
+      if ((g->moves[c] >> dir & 1) && d[c + g->offset[dir]] == d[c] - 1) {
+        lm->up[c] = (uint8_t)dir;
+        break;
+      }
+  }
+  lm->tree = big;
+  return 0;
 }
 
 mapf_landmarks *mapf_landmarks_new(const mapf_grid *g, int32_t k) {
@@ -55,6 +80,12 @@ mapf_landmarks *mapf_landmarks_new(const mapf_grid *g, int32_t k) {
   while (g->component[first] != big) first++;
   mapf_bfs_moves(g, first, far, queue);
   memset(lm->d, 0xff, (size_t)g->ncells * (size_t)k * sizeof *lm->d);
+  /* A tree: every move counted from both ends, so twice the edges. */
+  int64_t ends = 0;
+  for (int32_t c = first; c < g->ncells; c++)
+    if (g->component[c] == big)
+      for (uint8_t m = g->moves[c]; m; m &= (uint8_t)(m - 1)) ends++;
+  int tree = ends == 2 * ((int64_t)g->component_size[big] - 1);
   for (int32_t j = 0; j < k; j++) {
     /* The cell farthest from the first cell (j = 0), then from every landmark: far holds
      * each cell's least distance to one. */
@@ -72,6 +103,11 @@ mapf_landmarks *mapf_landmarks_new(const mapf_grid *g, int32_t k) {
       lm->d[(size_t)c * (size_t)k + (size_t)j] =
           (uint16_t)(d[c] < UINT16_MAX - 1 ? d[c] : UINT16_MAX - 1);
       if (j == 0 || d[c] < far[c]) far[c] = d[c];
+    }
+    if (j == 0 && tree && mm_tree(g, lm, big, first, d) < 0) {
+      free(queue), free(far), free(d);
+      mapf_landmarks_free(lm);
+      return NULL;
     }
   }
   free(queue), free(far), free(d);
@@ -179,11 +215,42 @@ static void mm_path(const mapf_moves_search *ms, const mapf_grid *g, uint32_t op
   *path_len = (int32_t)n;
 }
 
+/* The one path from s to t in lm's tree: both ends climb towards the root, the deeper first,
+ * until they meet; the moves are the climbs. A second climb writes the path when it fits. */
+static int64_t mm_tree_path(const mapf_grid *g, const mapf_landmarks *lm, int32_t s, int32_t t,
+                            int32_t *path, int32_t *path_len, int64_t *expanded) {
+  const uint8_t *up = lm->up;
+  const int32_t *off = g->offset;
+  int32_t a = s, b = t, da = lm->depth[s], db = lm->depth[t];
+  int64_t ua = 0, ub = 0; /* moves climbed from s, from t */
+  for (; da > db; da--, ua++) a += off[up[a]];
+  for (; db > da; db--, ub++) b += off[up[b]];
+  for (; a != b; ua++, ub++) {
+    a += off[up[a]];
+    b += off[up[b]];
+  }
+  int64_t moves = ua + ub;
+  if (expanded) *expanded = moves + 1;
+  if (!path_len) return moves;
+  if (path && moves + 1 <= *path_len) {
+    a = s;
+    for (int64_t i = 0; i < ua; i++, a += off[up[a]]) path[i] = a;
+    path[ua] = a; /* the meeting cell */
+    b = t;
+    for (int64_t i = moves; i > ua; i--, b += off[up[b]]) path[i] = b;
+  }
+  *path_len = (int32_t)(moves + 1);
+  return moves;
+}
+
 int64_t mapf_shortest_moves(mapf_moves_search *ms, const mapf_grid *g, const mapf_landmarks *lm,
                             int32_t s, int32_t t, int32_t *path, int32_t *path_len,
                             int64_t *expanded) {
   int64_t exp = 0;
   if (expanded) *expanded = 0;
+  if (lm && lm->up && lm->ncells == g->ncells && g->component[s] == lm->tree &&
+      g->component[t] == lm->tree)
+    return mm_tree_path(g, lm, s, t, path, path_len, expanded);
   if (s == t) {
     mm_path(ms, g, 0, s, t, s, 0, path, path_len);
     return 0;

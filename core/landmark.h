@@ -26,12 +26,21 @@ typedef struct mapf_landmarks {
    * consistent: cutting never widens a difference), UINT16_MAX outside the landmarks'
    * component (where the difference of two of them bounds nothing, as it should). */
   uint16_t *d;
+  /* When the landmarks' component is a tree (as a perfect maze one cell wide is: edges = cells
+   * - 1), its one path between two cells is the shortest, found by climbing towards landmark
+   * 0 from both ends: per cell of the component the direction (0..7, grid.h) of its move
+   * towards landmark 0 (0xff at landmark 0 and outside) and its moves from it. NULL
+   * otherwise. */
+  uint8_t *up;
+  int32_t *depth;
+  int32_t tree; /* the component id of that tree (when up is not NULL) */
 } mapf_landmarks;
 
 /* The tables of k landmarks spread over g's largest component by farthest-point selection:
  * the cell farthest from the component's first cell (by id), then each time the cell farthest
  * from every landmark chosen (lowest id on a tie); k + 1 breadth-first searches. A grid whose
- * tables would pass MAPF_LANDMARK_BYTES, or with no passable cell, gets k = 0. Returns NULL
+ * tables would pass MAPF_LANDMARK_BYTES, or with no passable cell, gets k = 0. A component
+ * that is a tree also gets up and depth (one more pass over the cells). Returns NULL
  * when out of memory. Free with mapf_landmarks_free (NULL: no-op). */
 mapf_landmarks *mapf_landmarks_new(const mapf_grid *g, int32_t k);
 void mapf_landmarks_free(mapf_landmarks *lm);
@@ -54,8 +63,10 @@ void mapf_moves_search_free(mapf_moves_search *s);
  * receives the cells from s to t (the returned moves + 1 of them; at most *path_len, the
  * entries it holds, else none are written) and *path_len their number. *expanded (when not
  * NULL) counts the expansions. Which shortest path is found depends on the heuristic, so on lm,
- * and on nothing else. Returns the moves, -1 when t cannot be reached from s, -2 when out of
- * memory. s and t must be passable cells of g. */
+ * and on nothing else. Between two cells of lm's tree (lm->up) there is one shortest path, which
+ * any search finds: it is read from the tree instead, in moves proportional to its own (then
+ * *expanded counts the cells climbed). Returns the moves, -1 when t cannot be reached from s,
+ * -2 when out of memory. s and t must be passable cells of g. */
 int64_t mapf_shortest_moves(mapf_moves_search *ms, const mapf_grid *g, const mapf_landmarks *lm,
                             int32_t s, int32_t t, int32_t *path, int32_t *path_len,
                             int64_t *expanded);

@@ -186,3 +186,80 @@ Test(landmark, paths_taken_are_pinned) {
     mapf_grid_free(maps[i]);
   }
 }
+
+/* A perfect maze one cell wide is a tree: its one path between two cells is read from the tree
+ * (lm->up), the same moves and the same cells as the search takes, climbing only the path's
+ * own cells. A map with a cycle gets no tree; so does a maze with one wall opened. */
+Test(landmark, tree_paths_equal_the_searchs) {
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_MAZE, 81, 61, 0, 1, 9);
+  for (int conn = 8; conn >= 4; conn -= 4) {
+    cr_assert_eq(mapf_grid_set_connectivity(g, conn), MAPF_OK);
+    mapf_landmarks *lm = mapf_landmarks_new(g, 16);
+    cr_assert(lm && lm->up && lm->depth);
+    mapf_landmarks searched = *lm;
+    searched.up = NULL; /* the same landmarks, searched by A* */
+    mapf_moves_search *ms = mapf_moves_search_new();
+    int32_t *p1 = malloc((size_t)g->ncells * sizeof *p1), *p2 = malloc((size_t)g->ncells * sizeof *p2);
+    mapf_rng r;
+    mapf_rng_seed(&r, 5);
+    int64_t climbed = 0, expanded = 0;
+    for (int q = 0; q < 300; q++) {
+      int32_t s = g->usable[mapf_rng_below(&r, (uint64_t)g->nusable)];
+      int32_t t = g->usable[mapf_rng_below(&r, (uint64_t)g->nusable)];
+      int32_t n1 = g->ncells, n2 = g->ncells;
+      int64_t e1 = 0, e2 = 0;
+      int64_t m1 = mapf_shortest_moves(ms, g, lm, s, t, p1, &n1, &e1);
+      int64_t m2 = mapf_shortest_moves(ms, g, &searched, s, t, p2, &n2, &e2);
+      cr_assert_eq(m1, m2, "%d -> %d: %lld moves in the tree, %lld searched", (int)s, (int)t,
+                   (long long)m1, (long long)m2);
+      cr_assert_eq(n1, n2);
+      cr_assert(memcmp(p1, p2, (size_t)n1 * sizeof *p1) == 0, "%d -> %d: another path", (int)s,
+                (int)t);
+      cr_assert_eq(e1, m1 + 1);
+      /* Too small a buffer: the length, no cells; no buffer: the moves alone. */
+      int32_t small = n1 - 1;
+      p1[0] = -7;
+      if (m1 > 0) {
+        cr_assert_eq(mapf_shortest_moves(ms, g, lm, s, t, p1, &small, NULL), m1);
+        cr_assert_eq(small, n1);
+        cr_assert_eq(p1[0], -7);
+      }
+      cr_assert_eq(mapf_shortest_moves(ms, g, lm, s, t, NULL, NULL, NULL), m1);
+      climbed += e1;
+      expanded += e2;
+    }
+    cr_expect(climbed < expanded, "%lld cells climbed, %lld expanded", (long long)climbed,
+              (long long)expanded);
+    mapf_moves_search_free(ms);
+    mapf_landmarks_free(lm);
+    free(p1), free(p2);
+  }
+  /* One wall between two corridors opened: a cycle, so no tree. */
+  cr_assert_eq(mapf_grid_set_connectivity(g, 8), MAPF_OK);
+  mapf_grid *h = mapf_grid_new(g->width, g->height, "opened");
+  memcpy(h->passable, g->passable, (size_t)g->ncells);
+  int32_t wall = -1;
+  for (int32_t y = 1; y + 1 < g->height && wall < 0; y++)
+    for (int32_t x = 1; x + 1 < g->width && wall < 0; x++) {
+      int32_t c = mapf_grid_id(g, x, y);
+      if (!g->passable[c] && g->passable[c - 1] && g->passable[c + 1] &&
+          !g->passable[c - g->width] && !g->passable[c + g->width])
+        wall = c; /* a wall between two cells of a row: opening it closes a cycle */
+    }
+  cr_assert(wall >= 0);
+  h->passable[wall] = 1;
+  cr_assert_eq(mapf_grid_finish(h), MAPF_OK);
+  mapf_landmarks *lh = mapf_landmarks_new(h, 16), *lg = mapf_landmarks_new(g, 16);
+  cr_expect_null(lh->up);
+  cr_expect_not_null(lg->up);
+  check_searches(h, lh, 100, 8);
+  mapf_landmarks_free(lh);
+  mapf_landmarks_free(lg);
+  mapf_grid_free(h);
+  mapf_grid_free(g);
+  mapf_grid *rnd = test_mapgen(MAPF_MAPGEN_RANDOM, 60, 50, 0.3, 0, 1);
+  mapf_landmarks *lr = mapf_landmarks_new(rnd, 8);
+  cr_expect_null(lr->up);
+  mapf_landmarks_free(lr);
+  mapf_grid_free(rnd);
+}
