@@ -3,6 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 int32_t mapf_bfs_moves(const mapf_grid *g, int32_t src, uint32_t *out, int32_t *queue) {
   memset(out, 0xff, (size_t)g->ncells * sizeof *out);
@@ -128,8 +131,8 @@ struct mapf_moves_search {
   struct mm_node *node;
   int32_t cells;
   uint32_t gen;
-  int32_t *open[3];
-  int32_t len[3], cap[3];
+  int32_t *open[3]; /* the buckets of f mod 3 */
+  int32_t cap[3];
 };
 
 mapf_moves_search *mapf_moves_search_new(void) { return calloc(1, sizeof(mapf_moves_search)); }
@@ -141,15 +144,17 @@ void mapf_moves_search_free(mapf_moves_search *s) {
   free(s);
 }
 
-static inline int mm_push(mapf_moves_search *s, int k, int32_t cell) {
-  if (s->len[k] == s->cap[k]) {
+/* Room for at least 8 more entries in each bucket (one expansion's successors), so that the
+ * pushes need no check. Returns -1 when out of memory. */
+static int mm_room(mapf_moves_search *s, const int32_t *len) {
+  for (int k = 0; k < 3; k++) {
+    if (len[k] + 8 <= s->cap[k]) continue;
     int32_t cap = s->cap[k] ? 2 * s->cap[k] : 1024;
     int32_t *p = realloc(s->open[k], (size_t)cap * sizeof *p);
     if (!p) return -1;
     s->open[k] = p;
     s->cap[k] = cap;
   }
-  s->open[k][s->len[k]++] = cell;
   return 0;
 }
 
@@ -160,7 +165,33 @@ static inline uint32_t mm_h(int diag, int32_t dx, int32_t dy) {
 }
 
 /* The differential heuristic of K landmarks' distances at a cell, lv, and at the goal, lt, or h
- * if larger: with K a constant, a few vector instructions. */
+ * if larger: with K a constant, a few vector instructions. Under SSE2 (every x86-64) on 16-bit
+ * lanes: |a - b| as the OR of the two saturated differences (one is 0), the largest by the
+ * signed maximum with the top bit flipped (the order of unsigned values). */
+#if defined(__SSE2__)
+static inline uint32_t mm_max_u16(__m128i d) {
+  __m128i m = _mm_xor_si128(d, _mm_set1_epi16((short)0x8000));
+  m = _mm_max_epi16(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+  m = _mm_max_epi16(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+  m = _mm_max_epi16(m, _mm_shufflelo_epi16(m, _MM_SHUFFLE(2, 3, 0, 1)));
+  return ((uint32_t)_mm_cvtsi128_si32(m) ^ 0x8000u) & 0xffffu;
+}
+static inline __m128i mm_absdiff_u16(const uint16_t *a, const uint16_t *b) {
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a);
+  __m128i y = _mm_loadu_si128((const __m128i *)(const void *)b);
+  return _mm_or_si128(_mm_subs_epu16(x, y), _mm_subs_epu16(y, x));
+}
+static inline uint32_t mm_dh8(const uint16_t *lv, const uint16_t *lt, uint32_t h) {
+  uint32_t d = mm_max_u16(mm_absdiff_u16(lv, lt));
+  return d > h ? d : h;
+}
+static inline uint32_t mm_dh16(const uint16_t *lv, const uint16_t *lt, uint32_t h) {
+  __m128i a = mm_absdiff_u16(lv, lt), b = mm_absdiff_u16(lv + 8, lt + 8);
+  /* max(a, b) on unsigned lanes: a + (b - a saturated) */
+  uint32_t d = mm_max_u16(_mm_adds_epu16(a, _mm_subs_epu16(b, a)));
+  return d > h ? d : h;
+}
+#else
 #define MM_DH(K)                                                                      \
   static inline uint32_t mm_dh##K(const uint16_t *lv, const uint16_t *lt, uint32_t h) { \
     int32_t best = (int32_t)h;                                                        \
@@ -173,6 +204,7 @@ static inline uint32_t mm_h(int diag, int32_t dx, int32_t dy) {
   }
 MM_DH(8)
 MM_DH(16)
+#endif
 
 static inline uint32_t mm_dh(const uint16_t *lv, const uint16_t *lt, int32_t k, uint32_t h) {
   if (k == 16) return mm_dh16(lv, lt, h);
@@ -272,20 +304,24 @@ int64_t mapf_shortest_moves(mapf_moves_search *ms, const mapf_grid *g, const map
   int32_t w = g->width, tx = t % w, ty = t / w;
   int32_t k = lm && lm->k > 0 && lm->ncells == g->ncells ? lm->k : 0;
   const uint16_t *lt = k ? lm->d + (size_t)t * (size_t)k : NULL;
-  for (int j = 0; j < 3; j++) ms->len[j] = 0;
+  /* The buckets' lengths are locals, not fields of ms, which a store into a bucket could alias
+   * (forcing a reload per push); the arrays are reread only after mm_room moved them. */
+  int32_t len[3] = {0, 0, 0};
+  if (mm_room(ms, len) < 0) return -2;
+  int32_t *bucket[3] = {ms->open[0], ms->open[1], ms->open[2]};
   uint32_t f = mm_h(diag, s % w - tx, s / w - ty);
   if (k) f = mm_dh(lm->d + (size_t)s * (size_t)k, lt, k, f);
   node[s] = (struct mm_node){open, 0};
-  if (mm_push(ms, (int)(f % 3), s) < 0) return -2;
+  bucket[f % 3][len[f % 3]++] = s;
   for (int empty = 0; empty < 3;) {
     int b = (int)(f % 3);
-    if (ms->len[b] == 0) {
+    if (len[b] == 0) {
       f++;
       empty++;
       continue;
     }
     empty = 0;
-    int32_t u = ms->open[b][--ms->len[b]];
+    int32_t u = bucket[b][--len[b]];
     if (node[u].stamp == closed) continue; /* an older entry of a node expanded since */
     node[u].stamp = closed;
     exp++;
@@ -325,8 +361,14 @@ int64_t mapf_shortest_moves(mapf_moves_search *ms, const mapf_grid *g, const map
       fs[j] = gv + h;
       key[j] = kv;
     }
-    for (int32_t j = 0; j < nsucc; j++)
-      if (mm_push(ms, (int)(fs[j] % 3), succ[j]) < 0) return -2;
+    if (len[0] + 8 > ms->cap[0] || len[1] + 8 > ms->cap[1] || len[2] + 8 > ms->cap[2]) {
+      if (mm_room(ms, len) < 0) return -2;
+      for (int j = 0; j < 3; j++) bucket[j] = ms->open[j];
+    }
+    for (int32_t j = 0; j < nsucc; j++) {
+      int q = (int)(fs[j] % 3);
+      bucket[q][len[q]++] = succ[j];
+    }
   }
   if (expanded) *expanded = exp;
   if (path_len) *path_len = 0;
