@@ -342,7 +342,8 @@ int64_t mapf_shortest_moves(mapf_moves_search *ms, const mapf_grid *g, const map
         return gv;
       }
       struct mm_node *nv = &node[v];
-      if (nv->stamp == closed || (nv->stamp == open && nv->g <= gv)) continue;
+      /* closed, or open at g(u) + 1 or less: one branch, as it is hard to predict */
+      if ((nv->stamp == closed) | ((nv->stamp == open) & (nv->g <= gv))) continue;
       uint32_t h = mm_h(diag, ux + mapf_dir_dx[dir], uy + mapf_dir_dy[dir]);
       if (k) h = mm_dh(lm->d + (size_t)v * (size_t)k, lt, k, h);
       *nv = (struct mm_node){open, gv};
