@@ -5,16 +5,24 @@
 # whose CPU times are printed: ms per instance (the instance-level features: searches, overlap,
 # crowding) and s per map (the map-level ones, the algebraic connectivity and the landmarks).
 #
-#   tools/bench-features.sh [BUILD_DIR]        (default build/; `make bench` runs it)
+#   tools/bench-features.sh [BUILD_DIR [OTHER_BUILD_DIR...]]  (default build/; `make bench`)
 #
+# With several build directories (another version's build, to compare) each map's database is
+# described by each build in turn, ROUNDS times (default 1; alternated, so that a change of load
+# on a shared machine falls on both), and each build's least CPU time is printed, side by side.
 # Maps: mapf/den520d (256 x 257) and the 512 x 512 maps bg512/AR0701SR, bench/random512-10-0,
 # bench/maze512-1-0. Needs the MovingAI data (MAPFARM_MAPS, else ../shared/movingai beside
 # the repository); without it the script says so and exits 0. CPU time, but the machine may be
 # shared: compare the figures of one invocation with each other, not across invocations.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
-bin=$(cd "$build" && pwd)/mapfarm
+bins=()
+for b in "${@:-build}"; do
+  [ -x "$b/mapfarm" ] || { echo "bench-features: no $b/mapfarm"; exit 2; }
+  bins+=("$(cd "$b" && pwd)/mapfarm")
+done
+bin=${bins[0]}
+rounds=${ROUNDS:-1}
 maps=${MAPFARM_MAPS:-../shared/movingai}
 maps=${maps%%:*}
 if [ ! -f "$maps/MANIFEST.tsv" ]; then
@@ -42,9 +50,25 @@ EOF
   if ! "$bin" run "$work/plan.yaml" --db "$work/f.db" --maps "$maps" >/dev/null 2>"$work/err"; then
     echo "bench-features: the plan on $map failed:"; cat "$work/err"; status=1; continue
   fi
-  line=$("$bin" features --db "$work/f.db" --maps "$maps" --threads 1) || { status=1; continue; }
-  # "...; CPU: 0.292 s per map, 11.671 ms per instance)"
-  cpu=${line##*CPU: }
-  printf '%-26s %s\n' "$map" "${cpu%)}"
+  out=""
+  best=()
+  for i in "${!bins[@]}"; do best[$i]=""; done
+  for ((r = 0; r < rounds; r++)); do
+    for i in "${!bins[@]}"; do
+      line=$("${bins[$i]}" features --db "$work/f.db" --maps "$maps" --threads 1) || { status=1; continue 3; }
+      # "...; CPU: 0.292 s per map, 11.671 ms per instance)"
+      cpu=${line##*CPU: }
+      cpu=${cpu%)}
+      ms=${cpu%% ms per instance}
+      ms=${ms##* }
+      if [ -z "${best[$i]}" ] || awk "BEGIN { exit !($ms < ${best[$i]%% ms*}) }" </dev/null; then
+        best[$i]="$ms ms per instance (${cpu%%,*})"
+      fi
+    done
+  done
+  for i in "${!bins[@]}"; do
+    out+="${out:+  |  }${best[$i]}"
+  done
+  printf '%-26s %s\n' "$map" "$out"
 done
 exit $status
