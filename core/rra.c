@@ -30,12 +30,11 @@ struct mapf__rra_scratch {
   dense_node *node;
   int32_t ncells;
   uint32_t gen;           /* even */
-  uint32_t *block_gen;    /* per block: s->gen when touched by this search */
+  uint32_t *block_gen;    /* per block: s->gen once dense_write has found or made it */
   mapf__rra_block **block;
   int32_t nblocks;        /* room of block_gen and block */
-  int32_t *touched;       /* block ids in the order first touched */
   int32_t *cells;         /* cells in the order first generated */
-  int32_t ntouched, ncell, touched_cap, cells_cap;
+  int32_t ncell, cells_cap;
   int32_t len, cap;       /* the open list's entries and the room r->heap would have */
   uint64_t slice;         /* the full f-slice of the current bucket */
   mapf__bq q;
@@ -237,7 +236,10 @@ double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *e
  * decrease and every open f lies within 2 sqrt(2) of the smallest: the heuristic is consistent)
  * for as long as the scratch is its own (from its first query until mapf__rra_detach), and then
  * its state is written into r: the blocks, created in the order the search touched them (so the
- * directory too is the same), the costs and closed bits, the open list and the counters.
+ * directory too is the same), the costs and closed bits, the open list and the counters. relax
+ * touches a cell's block before anything else and leaves the cell generated, so the blocks
+ * touched are those of the generated cells, in the order of each one's first generated cell:
+ * the dense search does not track them (a tenth of its instructions), dense_write finds them.
  *
  * Every step is mapf__rra_dist's: the same relaxations in the same order, the same keys, the
  * same insertion numbers. The open list pops in one strict order (no two entries are equal:
@@ -261,7 +263,6 @@ void mapf__rra_scratch_free(mapf__rra_scratch *s) {
   free(s->node);
   free(s->block_gen);
   free(s->block);
-  free(s->touched);
   free(s->cells);
   mapf__bq_free(&s->q);
   free(s);
@@ -290,7 +291,7 @@ static int dense_begin(mapf__rra_scratch *s, int32_t ncells, int32_t nblocks) {
     memset(s->block_gen, 0, (size_t)s->nblocks * sizeof *s->block_gen);
     s->gen = 2;
   }
-  s->ntouched = s->ncell = 0;
+  s->ncell = 0;
   s->len = s->cap = 0;
   s->slice = 0;
   mapf__bq_clear(&s->q);
@@ -326,20 +327,14 @@ static int dense_settle(mapf__rra_scratch *s) {
   return 1;
 }
 
-/* relax on the dense records: touches the cell's block, then, unless the cell is closed or has
- * g <= ng already, gives it ng and opens it (the heap's growth counted as rra_heap_push grows
- * it: first 64 entries, then by half). Returns -1 when out of memory. */
+/* relax on the dense records (gkey: the key of ng): unless the cell is closed or has g <= ng
+ * already, gives it ng and opens it (the heap's growth counted as rra_heap_push grows it: first
+ * 64 entries, then by half). Returns -1 when out of memory. */
 MAPF__INLINE int dense_relax(mapf__rra *r, mapf__rra_scratch *s, int32_t v, int32_t x,
-                             int32_t y, mapf__cost2 ng) {
+                             int32_t y, mapf__cost2 ng, uint64_t gkey) {
   const uint32_t open_gen = s->gen;
-  int32_t bid = (y >> 3) * r->bw + (x >> 3);
-  if (s->block_gen[bid] != open_gen) {
-    s->block_gen[bid] = open_gen;
-    if (dense_append(&s->touched, &s->ntouched, &s->touched_cap, bid) < 0) return -1;
-  }
   dense_node *w = &s->node[v];
   if (w->gen == open_gen + 1u) return 0;
-  uint64_t gkey = mapf__cost_key(ng);
   if (w->gen == open_gen) {
     mapf__cost2 old = {w->a, w->b};
     if (mapf__cost_key(old) <= gkey) return 0;
@@ -366,15 +361,14 @@ static int dense_write(mapf__rra_scratch *s) {
   s->owner = NULL;
   if (!r) return 0;
   int oom = 0;
-  for (int32_t i = 0; i < s->ntouched; i++) {
-    mapf__rra_block *b = block_find(r, s->touched[i], 1, &oom);
-    if (!b) return -1;
-    s->block[s->touched[i]] = b;
-  }
-  const uint32_t closed_gen = s->gen + 1u;
+  const uint32_t open_gen = s->gen, closed_gen = s->gen + 1u;
   for (int32_t i = 0; i < s->ncell; i++) {
-    int32_t c = s->cells[i], y = c / r->width, x = c - y * r->width;
-    mapf__rra_block *b = s->block[block_id(r, x, y)];
+    int32_t c = s->cells[i], y = c / r->width, x = c - y * r->width, bid = block_id(r, x, y);
+    if (s->block_gen[bid] != open_gen) { /* the block's first generated cell: it is new */
+      s->block_gen[bid] = open_gen;
+      if (!(s->block[bid] = block_find(r, bid, 1, &oom))) return -1;
+    }
+    mapf__rra_block *b = s->block[bid];
     int k = bit_of(x, y);
     b->g[k].a = s->node[c].a;
     b->g[k].b = s->node[c].b;
@@ -433,7 +427,7 @@ static double dense_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t
     s->owner = r;
     int32_t gx = mapf_grid_x(g, r->goal), gy = mapf_grid_y(g, r->goal);
     mapf__cost2 zero = {0, 0};
-    if (dense_relax(r, s, r->goal, gx, gy, zero) < 0) return -1;
+    if (dense_relax(r, s, r->goal, gx, gy, zero, 0) < 0) return -1;
   }
   dense_node *nd = s->node;
   const uint32_t closed_gen = s->gen + 1u;
@@ -463,19 +457,20 @@ static double dense_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t
     int32_t uy = (int32_t)(((uint64_t)u * row_magic) >> 40), ux = u - uy * width;
     const unsigned m = moves[u];
     const mapf__cost2 card = {ug.a + 1, ug.b}, diag = {ug.a, ug.b + 1};
+    const uint64_t cardkey = mapf__cost_key(card), diagkey = mapf__cost_key(diag);
     /* The moves in direction order, as mapf__rra_dist's loop. */
-    if (((m & 1u << MAPF_DIR_N) && dense_relax(r, s, u + off[MAPF_DIR_N], ux, uy - 1, card) < 0) ||
-        ((m & 1u << MAPF_DIR_E) && dense_relax(r, s, u + off[MAPF_DIR_E], ux + 1, uy, card) < 0) ||
-        ((m & 1u << MAPF_DIR_S) && dense_relax(r, s, u + off[MAPF_DIR_S], ux, uy + 1, card) < 0) ||
-        ((m & 1u << MAPF_DIR_W) && dense_relax(r, s, u + off[MAPF_DIR_W], ux - 1, uy, card) < 0) ||
+    if (((m & 1u << MAPF_DIR_N) && dense_relax(r, s, u + off[MAPF_DIR_N], ux, uy - 1, card, cardkey) < 0) ||
+        ((m & 1u << MAPF_DIR_E) && dense_relax(r, s, u + off[MAPF_DIR_E], ux + 1, uy, card, cardkey) < 0) ||
+        ((m & 1u << MAPF_DIR_S) && dense_relax(r, s, u + off[MAPF_DIR_S], ux, uy + 1, card, cardkey) < 0) ||
+        ((m & 1u << MAPF_DIR_W) && dense_relax(r, s, u + off[MAPF_DIR_W], ux - 1, uy, card, cardkey) < 0) ||
         ((m & 1u << MAPF_DIR_NE) &&
-         dense_relax(r, s, u + off[MAPF_DIR_NE], ux + 1, uy - 1, diag) < 0) ||
+         dense_relax(r, s, u + off[MAPF_DIR_NE], ux + 1, uy - 1, diag, diagkey) < 0) ||
         ((m & 1u << MAPF_DIR_SE) &&
-         dense_relax(r, s, u + off[MAPF_DIR_SE], ux + 1, uy + 1, diag) < 0) ||
+         dense_relax(r, s, u + off[MAPF_DIR_SE], ux + 1, uy + 1, diag, diagkey) < 0) ||
         ((m & 1u << MAPF_DIR_SW) &&
-         dense_relax(r, s, u + off[MAPF_DIR_SW], ux - 1, uy + 1, diag) < 0) ||
+         dense_relax(r, s, u + off[MAPF_DIR_SW], ux - 1, uy + 1, diag, diagkey) < 0) ||
         ((m & 1u << MAPF_DIR_NW) &&
-         dense_relax(r, s, u + off[MAPF_DIR_NW], ux - 1, uy - 1, diag) < 0))
+         dense_relax(r, s, u + off[MAPF_DIR_NW], ux - 1, uy - 1, diag, diagkey) < 0))
       return -1;
     if (u == cell) return mapf__cost_of(ug);
   }
