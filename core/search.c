@@ -54,6 +54,7 @@ void mapf__bq_init(mapf__bq *q) {
 
 void mapf__bq_free(mapf__bq *q) {
   for (int32_t i = 0; i < MAPF__BQ_N; i++) free(q->b[i].e);
+  free(q->tmp);
   mapf__bq_init(q);
 }
 
@@ -144,7 +145,51 @@ static void bq_quick(mapf__bq_entry *e, int32_t n, int depth) {
   }
 }
 
-void mapf__bq_sort_long(mapf__bq_entry *e, int32_t n) {
+/* Merges the sorted runs a[0 .. na - 1] and b[0 .. nb - 1] (first last) into out, choosing
+ * each entry without a branch: which run gives the next entry is a coin toss for the branch
+ * predictor. */
+static void bq_merge(const mapf__bq_entry *a, int32_t na, const mapf__bq_entry *b, int32_t nb,
+                     mapf__bq_entry *out) {
+  const mapf__bq_entry *ae = a + na, *be = b + nb;
+  while (a < ae && b < be) {
+    int take_a = mapf__bq_before(b, a); /* a's entry comes out later: it goes first */
+    *out++ = *(take_a ? a : b);
+    a += take_a;
+    b += !take_a;
+  }
+  while (a < ae) *out++ = *a++;
+  while (b < be) *out++ = *b++;
+}
+
+/* Runs sorted by insertion before the merges. */
+#define BQ_RUN 8
+
+void mapf__bq_sort_long(mapf__bq *q, mapf__bq_entry *e, int32_t n) {
+  if (q && n > q->tmp_cap) {
+    int32_t cap = q->tmp_cap ? q->tmp_cap : 1024;
+    while (cap < n) cap *= 2;
+    mapf__bq_entry *t = realloc(q->tmp, (size_t)cap * sizeof *t);
+    if (t) q->tmp = t, q->tmp_cap = cap;
+  }
+  if (q && n <= q->tmp_cap) {
+    for (int32_t i = 0; i < n; i += BQ_RUN) {
+      int32_t len = n - i < BQ_RUN ? n - i : BQ_RUN;
+      for (int32_t k = 1; k < len; k++) mapf__bq_insert(e + i, k, e[i + k]);
+    }
+    mapf__bq_entry *from = e, *to = q->tmp;
+    for (int32_t w = BQ_RUN; w < n; w *= 2) {
+      for (int32_t i = 0; i < n; i += 2 * w) {
+        int32_t na = n - i < w ? n - i : w, nb = n - i - na < w ? n - i - na : w;
+        bq_merge(from + i, na, from + i + na, nb, to + i);
+      }
+      mapf__bq_entry *t = from;
+      from = to;
+      to = t;
+    }
+    if (from != e) memcpy(e, from, (size_t)n * sizeof *e);
+    return;
+  }
+  /* No room for the merges (out of memory, or no queue): in place. */
   int depth = 0;
   for (int32_t k = n; k > 1; k >>= 1) depth += 2;
   bq_quick(e, n, depth);

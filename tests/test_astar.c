@@ -172,45 +172,54 @@ Test(astar, den520d_queries_keep_their_recorded_expansions_and_paths, .timeout =
 }
 
 /* search_int.h's bucket queue sorts a bucket when its turn comes (mapf__bq_sort: insertion sort
- * up to 16 entries, quicksort or heapsort above): every size up to 300 and a few large ones, in
- * random, ascending, descending and organ-pipe order, and with keys that differ only in lo,
- * come out as a permutation with the first entry last. */
+ * up to 16 entries, above a merge sort in the queue's buffer, or without one quicksort or
+ * heapsort): every size up to 300 and a few large ones, in random, ascending, descending and
+ * organ-pipe order, and with keys that differ only in lo, come out as a permutation with the
+ * first entry last, both ways. */
 Test(astar, the_bucket_queue_sorts_any_bucket) {
-  uint64_t rng = 12345;
-  int32_t sizes[310], nsizes = 0;
-  for (int32_t n = 0; n <= 300; n++) sizes[nsizes++] = n;
-  sizes[nsizes++] = 1000;
-  sizes[nsizes++] = 4096;
-  sizes[nsizes++] = 20000;
-  for (int32_t s = 0; s < nsizes; s++) {
-    int32_t n = sizes[s];
-    mapf__bq_entry *e = malloc((size_t)(n ? n : 1) * sizeof *e);
-    for (int pattern = 0; pattern < 5; pattern++) {
-      uint64_t sum_hi = 0, sum_lo = 0;
-      for (int32_t i = 0; i < n; i++) {
-        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-        uint64_t r = rng >> 20;
-        uint64_t k = pattern == 0   ? r
-                     : pattern == 1 ? (uint64_t)i
-                     : pattern == 2 ? (uint64_t)(n - i)
-                     : pattern == 3 ? (uint64_t)(i < n / 2 ? i : n - i)
-                                    : r % 3;
-        e[i].hi = k;
-        e[i].lo = (uint64_t)i << 32 | (uint32_t)(r & 0xffff); /* distinct: i */
-        sum_hi += e[i].hi;
-        sum_lo += e[i].lo;
+  mapf__bq q;
+  mapf__bq_init(&q);
+  for (int with_queue = 0; with_queue < 2; with_queue++) {
+    uint64_t rng = 12345;
+    int32_t sizes[310], nsizes = 0;
+    for (int32_t n = 0; n <= 300; n++) sizes[nsizes++] = n;
+    sizes[nsizes++] = 1000;
+    sizes[nsizes++] = 4096;
+    sizes[nsizes++] = 20000;
+    for (int32_t s = 0; s < nsizes; s++) {
+      int32_t n = sizes[s];
+      mapf__bq_entry *e = malloc((size_t)(n ? n : 1) * sizeof *e);
+      for (int pattern = 0; pattern < 5; pattern++) {
+        uint64_t sum_hi = 0, sum_lo = 0;
+        for (int32_t i = 0; i < n; i++) {
+          rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+          uint64_t r = rng >> 20;
+          uint64_t k = pattern == 0   ? r
+                       : pattern == 1 ? (uint64_t)i
+                       : pattern == 2 ? (uint64_t)(n - i)
+                       : pattern == 3 ? (uint64_t)(i < n / 2 ? i : n - i)
+                                      : r % 3;
+          e[i].hi = k;
+          e[i].lo = (uint64_t)i << 32 | (uint32_t)(r & 0xffff); /* distinct: i */
+          sum_hi += e[i].hi;
+          sum_lo += e[i].lo;
+        }
+        mapf__bq_sort(with_queue ? &q : NULL, e, n);
+        for (int32_t i = 0; i < n; i++) {
+          sum_hi -= e[i].hi;
+          sum_lo -= e[i].lo;
+        }
+        cr_assert_eq(sum_hi, 0, "n %d pattern %d queue %d: not a permutation", n, pattern,
+                     with_queue);
+        cr_assert_eq(sum_lo, 0, "n %d pattern %d queue %d: not a permutation", n, pattern,
+                     with_queue);
+        for (int32_t i = 0; i + 1 < n; i++)
+          cr_assert(mapf__bq_before(&e[i + 1], &e[i]), "n %d pattern %d queue %d: entries %d and %d",
+                    n, pattern, with_queue, i, i + 1);
       }
-      mapf__bq_sort(e, n);
-      for (int32_t i = 0; i < n; i++) {
-        sum_hi -= e[i].hi;
-        sum_lo -= e[i].lo;
-      }
-      cr_assert_eq(sum_hi, 0, "n %d pattern %d: not a permutation", n, pattern);
-      cr_assert_eq(sum_lo, 0, "n %d pattern %d: not a permutation", n, pattern);
-      for (int32_t i = 0; i + 1 < n; i++)
-        cr_assert(mapf__bq_before(&e[i + 1], &e[i]), "n %d pattern %d: entries %d and %d", n,
-                  pattern, i, i + 1);
+      free(e);
     }
-    free(e);
   }
+  cr_assert_geq(q.tmp_cap, 20000, "the merge sort's buffer was not used");
+  mapf__bq_free(&q);
 }
