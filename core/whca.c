@@ -100,10 +100,18 @@ static int whca_rules(const void *params, mapf_diag *d) {
 
 #define RT_EMPTY UINT64_MAX
 
+/* Most lookups find nothing (the space-time search asks for every neighbour of every node), and
+ * the table is too large for the nearest caches: a per-cell filter answers most of them, a bit
+ * per time slot (time % 16) set by every reservation of the cell in that slot since the last
+ * clear, so a reservation's bit is always set and a clear bit means none. Neighbouring cells
+ * share the filter's cache lines. */
 typedef struct rtable {
   uint64_t *key; /* time << 26 | cell (cells are < 2^26, MAPF_GRID_MAX_CELLS) */
   int32_t *owner;
   uint32_t cap, n;
+  uint16_t *seen;  /* per cell: bit t % 16 set when cell may be reserved at a time t */
+  int32_t *dirty;  /* cells whose seen bits were set since the last clear (repeats allowed) */
+  int32_t ndirty, dirty_cap;
 } rtable;
 
 static inline uint64_t rt_key(int64_t t, int32_t cell) {
@@ -116,7 +124,7 @@ static inline uint32_t rt_home(uint64_t key, uint32_t cap) {
 
 /* The agent that reserved cell at time t, or -1. */
 static inline int32_t rt_get(const rtable *rt, int64_t t, int32_t cell) {
-  if (rt->n == 0) return -1;
+  if (!(rt->seen[cell] >> (t & 15) & 1)) return -1;
   uint64_t k = rt_key(t, cell);
   for (uint32_t i = rt_home(k, rt->cap);; i = (i + 1) & (rt->cap - 1)) {
     if (rt->key[i] == k) return rt->owner[i];
@@ -125,6 +133,8 @@ static inline int32_t rt_get(const rtable *rt, int64_t t, int32_t cell) {
 }
 
 static void rt_clear(rtable *rt) {
+  for (int32_t i = 0; i < rt->ndirty; i++) rt->seen[rt->dirty[i]] = 0;
+  rt->ndirty = 0;
   if (rt->n == 0) return;
   for (uint32_t i = 0; i < rt->cap; i++) rt->key[i] = RT_EMPTY;
   rt->n = 0;
@@ -162,6 +172,18 @@ static int rt_set(rtable *rt, int64_t t, int32_t cell, int32_t a) {
   uint32_t i = rt_home(k, rt->cap);
   while (rt->key[i] != k && rt->key[i] != RT_EMPTY) i = (i + 1) & (rt->cap - 1);
   if (rt->key[i] == RT_EMPTY) {
+    uint16_t bit = (uint16_t)(1u << (t & 15));
+    if (!(rt->seen[cell] & bit)) {
+      if (rt->ndirty == rt->dirty_cap) {
+        int32_t cap = rt->dirty_cap ? rt->dirty_cap * 2 : 1024;
+        int32_t *d = realloc(rt->dirty, (size_t)cap * sizeof *d);
+        if (!d) return -1;
+        rt->dirty = d;
+        rt->dirty_cap = cap;
+      }
+      rt->dirty[rt->ndirty++] = cell;
+      rt->seen[cell] |= bit;
+    }
     rt->key[i] = k;
     rt->n++;
   }
@@ -382,7 +404,8 @@ static int whca_init(mapf__sim *sim, void **state, mapf_diag *d) {
   W->last_used = calloc(m, sizeof *W->last_used);
   W->lru = malloc(m * sizeof *W->lru);
   W->rra_scratch = mapf__rra_scratch_new();
-  if (!W->order || !W->plan || !W->plan_t0 || !W->plan_len || !W->marked || !W->victims ||
+  W->rt.seen = calloc(sim->grid->ncells > 0 ? (size_t)sim->grid->ncells : 1, sizeof *W->rt.seen);
+  if (!W->rt.seen || !W->order || !W->plan || !W->plan_t0 || !W->plan_len || !W->marked || !W->victims ||
       !W->rra || !W->last_used || !W->lru || !W->rra_scratch) {
     whca_free(W);
     return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
@@ -414,6 +437,8 @@ static void whca_free(void *state) {
   free(W->victims);
   free(W->rt.key);
   free(W->rt.owner);
+  free(W->rt.seen);
+  free(W->rt.dirty);
   free(W->st.node);
   free(W->st.slot);
   free(W->st.heap);
@@ -435,7 +460,8 @@ static void release(whca *W, int32_t a) {
   W->plan_len[a] = 0;
 }
 
-/* May agent a move from u to v (u != v) during time T -> T + 1, where (v, T + 1) is free?
+/* May agent a move from u to v (u != v) during time T -> T + 1, where (v, T + 1) is free? x is
+ * the owner of (u, T + 1), or -1.
  * Implements the executor's rules (docs/choices.md, Simulation) on the reservations: no swap;
  * under single pass a follows the agent y that holds v at time T only if y has the lower
  * index (y moves first), and an agent x that has reserved u for T + 1, entering as a leaves,
@@ -443,8 +469,7 @@ static void release(whca *W, int32_t a) {
  * chains a follows unless the chain of followers closes a cycle, which the last member of the
  * cycle to plan finds by walking the plans forward. A chain through an agent without a plan for
  * T + 1 is allowed: that agent plans later and must then keep clear of a. */
-static int may_move(const whca *W, int32_t a, int32_t u, int32_t v, int64_t T) {
-  int32_t x = rt_get(&W->rt, T + 1, u);
+static int may_move(const whca *W, int32_t a, int32_t u, int32_t v, int64_t T, int32_t x) {
   if (W->single_pass && x >= 0 && x != a && x < a) return 0;
   int32_t y = rt_get(&W->rt, T, v);
   if (y < 0 || y == a) return 1;
@@ -501,20 +526,22 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
     int32_t u = nd->cell;
     int64_t T = t + e.k;
     uint8_t m = sim->grid->moves[u];
+    const int32_t x = rt_get(&W->rt, T + 1, u); /* who holds u next: the wait's check and may_move's */
     for (int d = -1; d < 8; d++) {
-      int32_t v;
+      int32_t v, o;
       double cost;
       if (d < 0) {
         v = u;
         cost = u == goal ? 0 : W->wait_cost;
+        o = x;
       } else {
         if (!(m >> d & 1)) continue;
         v = u + g->offset[d];
         cost = mapf_dir_cost[d];
+        o = rt_get(&W->rt, T + 1, v);
       }
-      int32_t o = rt_get(&W->rt, T + 1, v);
       if (o >= 0 && o != a) continue;
-      if (v != u && !may_move(W, a, u, v, T)) continue;
+      if (v != u && !may_move(W, a, u, v, T, x)) continue;
       double ng = e.g + cost;
       int32_t id = st_node_of(s, v, e.k + 1, &created);
       if (id < 0) {
