@@ -48,6 +48,9 @@ void mapf__rra_start(mapf__rra *r, const mapf_grid *g, int32_t goal, int32_t tar
   r->four = g->connectivity == 4;
   r->width = g->width;
   r->bw = (g->width + 7) / 8;
+  /* As in astar.c: with m = ceil(2^40 / width), cell * m >> 40 is cell / width for cells below
+   * 2^26 and width <= 2^14. */
+  r->row_magic = ((1ull << 40) + (uint64_t)g->width - 1) / (uint64_t)g->width;
   r->last_id = -1;
 }
 
@@ -137,6 +140,11 @@ static inline int32_t block_id(const mapf__rra *r, int32_t x, int32_t y) {
 
 static inline int bit_of(int32_t x, int32_t y) { return (y & 7) << 3 | (x & 7); }
 
+/* The row of cell, without a division (WHCA*'s later steps query RRA* about 5 million times). */
+static inline int32_t row_of(const mapf__rra *r, int32_t cell) {
+  return (int32_t)(((uint64_t)cell * r->row_magic) >> 40);
+}
+
 /* One 128-bit comparison, without branches (GCC and Clang on 64-bit targets). */
 static inline int entry_before(const mapf__rra_entry *a, const mapf__rra_entry *b) {
   __extension__ typedef unsigned __int128 u128;
@@ -191,7 +199,7 @@ static double dense_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t
 double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
                       mapf__rra_scratch *s) {
   if (s && (s->owner == r || r->nblock == 0)) return dense_dist(r, g, cell, expansions, s);
-  int32_t x = mapf_grid_x(g, cell), y = mapf_grid_y(g, cell);
+  int32_t y = row_of(r, cell), x = cell - y * r->width;
   if (r->nblock == 0) {
     int32_t gx = mapf_grid_x(g, r->goal), gy = mapf_grid_y(g, r->goal);
     mapf__cost2 zero = {0, 0};
@@ -204,7 +212,7 @@ double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *e
   while (r->heap_len > 0) {
     mapf__rra_entry e = rra_heap_pop(r->heap, &r->heap_len);
     int32_t u = e.cell;
-    int32_t ux = u % r->width, uy = u / r->width;
+    int32_t uy = row_of(r, u), ux = u - uy * r->width;
     mapf__rra_block *ub = block_of(r, block_id(r, ux, uy), 0, &oom);
     int uk = bit_of(ux, uy);
     if (ub->closed >> uk & 1) continue; /* stale */
@@ -363,7 +371,7 @@ static int dense_write(mapf__rra_scratch *s) {
   int oom = 0;
   const uint32_t open_gen = s->gen, closed_gen = s->gen + 1u;
   for (int32_t i = 0; i < s->ncell; i++) {
-    int32_t c = s->cells[i], y = c / r->width, x = c - y * r->width, bid = block_id(r, x, y);
+    int32_t c = s->cells[i], y = row_of(r, c), x = c - y * r->width, bid = block_id(r, x, y);
     if (s->block_gen[bid] != open_gen) { /* the block's first generated cell: it is new */
       s->block_gen[bid] = open_gen;
       if (!(s->block[bid] = block_find(r, bid, 1, &oom))) return -1;
@@ -436,8 +444,7 @@ static double dense_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t
     return mapf__cost_of(c);
   }
   const int32_t width = g->width;
-  /* A cell's row by a multiplication (as in astar.c: exact for u < 2^26, width <= 2^14). */
-  const uint64_t row_magic = ((1ull << 40) + (uint64_t)width - 1) / (uint64_t)width;
+  const uint64_t row_magic = r->row_magic;
   const uint8_t *moves = g->moves;
   int32_t off[8];
   memcpy(off, g->offset, sizeof off);

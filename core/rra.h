@@ -41,6 +41,7 @@ typedef struct mapf__rra {
   int32_t tx, ty;    /* the heuristic's target */
   int four;          /* the grid has 4 moves: Manhattan heuristic (grid.h) */
   int32_t width, bw; /* grid width, blocks per block row */
+  uint64_t row_magic; /* a cell's row is cell * row_magic >> 40 (no division: see rra.c) */
   int32_t *dir_key;  /* block directory: open addressing, block id (-1: empty) -> block */
   mapf__rra_block **dir_val;
   int32_t dir_cap, nblock;
