@@ -905,12 +905,13 @@ static int cmd_portfolio(const farm_cli_cmd *cmd, int argc, char **argv) {
 
 /* ---- mapfarm solve ------------------------------------------------------------------- */
 
-/* A trace being recorded (docs/commands.md, "Traces"): the step lines and the goal changes go
- * to memory, because the header, which comes first, holds the result (solved, soc, ...). */
+/* A trace being recorded (docs/commands.md, "Traces"): the step lines and the events (goal
+ * and map changes, in the order they happen) go to memory, because the header, which comes
+ * first, holds the result (solved, soc, ...). */
 typedef struct trace {
-  FILE *steps, *goals; /* open_memstream */
-  char *steps_text, *goals_text;
-  size_t steps_len, goals_len;
+  FILE *steps, *events; /* open_memstream */
+  char *steps_text, *events_text;
+  size_t steps_len, events_len;
   const mapf_grid *g;
 } trace;
 
@@ -933,12 +934,20 @@ static void on_step(void *ud, int64_t t, const int32_t *pos, int32_t n) {
  * as a step). */
 static void on_goal(void *ud, int64_t t, int32_t agent, int32_t cell) {
   trace *tr = ud;
-  fprintf(tr->goals, "goal_change=%lld:%d:(%d,%d)\n", (long long)t, (int)agent,
+  fprintf(tr->events, "goal_change=%lld:%d:(%d,%d)\n", (long long)t, (int)agent,
           (int)mapf_grid_x(tr->g, cell), (int)mapf_grid_y(tr->g, cell));
 }
 
+/* A map change (docs/events.md): cell_change=STEP:(x,y):close or :open, from step STEP on (the
+ * positions of STEP are the last before it), in the header beside the goal changes. */
+static void on_cell(void *ud, int64_t t, int32_t cell, int open) {
+  trace *tr = ud;
+  fprintf(tr->events, "cell_change=%lld:(%d,%d):%s\n", (long long)t,
+          (int)mapf_grid_x(tr->g, cell), (int)mapf_grid_y(tr->g, cell), open ? "open" : "close");
+}
+
 /* The whole trace: the header mapf-visualizer and lacam3 write (agents, map_file, solver,
- * solved, soc and makespan when solved, comp_time in ms), starts, goals, loops and goal
+ * solved, soc and makespan when solved, comp_time in ms), starts, goals, loops, goal and map
  * changes, then solution= and one line per time step. Returns a malloc'd text, or NULL. */
 static char *trace_text(trace *tr, const mapf_instance *inst, const char *map_path,
                         const char *solver, const mapf_result *res) {
@@ -959,7 +968,7 @@ static char *trace_text(trace *tr, const mapf_instance *inst, const char *map_pa
   /* Patrol (sim.h): agents go between start and goal `loops` times, so a trace that does not
    * end on the goals is still complete. */
   if (inst->loops > 0) fprintf(f, "loops=%d\n", (int)inst->loops);
-  fwrite(tr->goals_text, 1, tr->goals_len, f);
+  fwrite(tr->events_text, 1, tr->events_len, f);
   fprintf(f, "solution=\n");
   fwrite(tr->steps_text, 1, tr->steps_len, f);
   if (fclose(f) != 0) {
@@ -1588,7 +1597,7 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
     }
     int tracing = trace_path || html_path;
     if (tracing && (!(tr.steps = open_memstream(&tr.steps_text, &tr.steps_len)) ||
-                    !(tr.goals = open_memstream(&tr.goals_text, &tr.goals_len)))) {
+                    !(tr.events = open_memstream(&tr.events_text, &tr.events_len)))) {
       fprintf(stderr, "mapfarm: error: out of memory\n");
       if (tr.steps) fclose(tr.steps);
       free(tr.steps_text);
@@ -1608,6 +1617,7 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
     cfg.seed = have_algo_seed ? algo_seed : mapf_mix64((uint64_t)ia.seed);
     cfg.on_step = tracing ? on_step : NULL;
     cfg.on_goal = tracing ? on_goal : NULL;
+    cfg.on_cell = tracing ? on_cell : NULL;
     cfg.ud = &tr;
     mapf_workspace *ws = mapf_workspace_new();
     mapf_result res;
@@ -1624,9 +1634,9 @@ static int solve_with(const farm_cli_cmd *cmd, int argc, char **argv, char **lis
       if (te && !status) status = te;
     } else if (tracing) {
       fclose(tr.steps);
-      fclose(tr.goals);
+      fclose(tr.events);
       free(tr.steps_text);
-      free(tr.goals_text);
+      free(tr.events_text);
     }
     if (rc != MAPF_OK) {
       fprintf(stderr, "mapfarm: error: %s\n", ws ? res.message : "out of memory");
@@ -2328,10 +2338,10 @@ static int write_trace_outputs(trace *tr, const mapf_instance *inst, const char 
                                const mapf_result *res, const char *trace_path,
                                const char *html_path) {
   int ok = fclose(tr->steps) == 0;
-  ok &= fclose(tr->goals) == 0;
+  ok &= fclose(tr->events) == 0;
   char *text = ok ? trace_text(tr, inst, map_path, solver, res) : NULL;
   free(tr->steps_text);
-  free(tr->goals_text);
+  free(tr->events_text);
   if (!text) {
     fprintf(stderr, "mapfarm: error: out of memory writing the trace\n");
     return EXIT_FAILED_JOBS;
@@ -2423,20 +2433,20 @@ static int write_run_traces(farm_space *sp, farm_store *st, const char *dir, con
     mapf_instance *inst = NULL;
     mapf_diag d = {0};
     if (!(tr.steps = open_memstream(&tr.steps_text, &tr.steps_len)) ||
-        !(tr.goals = open_memstream(&tr.goals_text, &tr.goals_len))) {
+        !(tr.events = open_memstream(&tr.events_text, &tr.events_len))) {
       status = EXIT_FAILED_JOBS;
       break;
     }
-    farm_run_job(sp, ws, &j, &res, on_step, on_goal, &tr);
+    farm_run_job(sp, ws, &j, &res, on_step, on_goal, on_cell, &tr);
     fclose(tr.steps);
-    fclose(tr.goals);
+    fclose(tr.events);
     char *text = NULL;
     const farm_map_spec *ms = &sp->plan->maps[j.map];
     if (farm_job_instance(sp, &j, &inst, &d) == MAPF_OK)
       text = trace_text(&tr, inst, ms->source ? ms->source : tr.g->name,
                         sp->plan->algos[j.algo].def->name, &res);
     free(tr.steps_text);
-    free(tr.goals_text);
+    free(tr.events_text);
     mapf_instance_free(inst);
     mapf_result_clear(&res);
     if (!text) {
@@ -2514,7 +2524,7 @@ static int cmd_replay(const farm_cli_cmd *cmd, int argc, char **argv) {
   trace tr = {0};
   int tracing = trace_path || html_path;
   if (tracing && (!(tr.steps = open_memstream(&tr.steps_text, &tr.steps_len)) ||
-                  !(tr.goals = open_memstream(&tr.goals_text, &tr.goals_len)))) {
+                  !(tr.events = open_memstream(&tr.events_text, &tr.events_len)))) {
     fprintf(stderr, "mapfarm: error: out of memory\n");
     farm_store_close(st);
     free(md.env);
@@ -2525,7 +2535,7 @@ static int cmd_replay(const farm_cli_cmd *cmd, int argc, char **argv) {
   if (rc == 0) {
     tr.g = rp.sp.grids[rp.job.map];
     rc = farm_replay_run(farm_store_db(st), &rp, tracing ? on_step : NULL,
-                         tracing ? on_goal : NULL, &tr, &err);
+                         tracing ? on_goal : NULL, tracing ? on_cell : NULL, &tr, &err);
     if (rc < 0) farm_replay_free(&rp);
   }
   farm_store_close(st);
@@ -2533,9 +2543,9 @@ static int cmd_replay(const farm_cli_cmd *cmd, int argc, char **argv) {
     fprintf(stderr, "mapfarm: error: %s: %s\n", db, err.msg);
     if (tracing) {
       fclose(tr.steps);
-      fclose(tr.goals);
+      fclose(tr.events);
       free(tr.steps_text);
-      free(tr.goals_text);
+      free(tr.events_text);
     }
     free(md.env);
     return EXIT_BAD_INPUT;

@@ -197,11 +197,11 @@ static void run_job(pool *p, mapf_workspace *ws, int64_t index, done_job *out) {
     farm_job_params_json(sp, j, out->params, sizeof out->params);
     farm_job_label(sp, j, out->label, sizeof out->label);
   }
-  farm_run_job(sp, ws, j, &out->res, NULL, NULL, NULL);
+  farm_run_job(sp, ws, j, &out->res, NULL, NULL, NULL, NULL);
 }
 
 void farm_run_job(const farm_space *sp, mapf_workspace *ws, const farm_job *j, mapf_result *res,
-                  mapf_step_fn on_step, mapf_goal_fn on_goal, void *ud) {
+                  mapf_step_fn on_step, mapf_goal_fn on_goal, mapf_cell_fn on_cell, void *ud) {
   mapf_diag d = {0};
   mapf_instance *inst = NULL;
   memset(res, 0, sizeof *res);
@@ -240,6 +240,7 @@ void farm_run_job(const farm_space *sp, mapf_workspace *ws, const farm_job *j, m
   cfg.seed = j->seed;
   cfg.on_step = on_step;
   cfg.on_goal = on_goal;
+  cfg.on_cell = on_cell;
   cfg.ud = ud;
   mapf_run(ws, &cfg, res, &d); /* on error, res carries status and message */
   mapf_instance_free(inst);

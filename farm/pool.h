@@ -64,10 +64,10 @@ int farm_run(farm_space *sp, farm_store *st, const farm_run_opts *opts, farm_run
              mapf_diag *err);
 
 /* Runs job j of sp, as `run` runs it, into res (clear it with mapf_result_clear): never fails,
- * a problem becomes status error with its message. on_step and on_goal (NULL: none) see the
- * run, for a trace. */
+ * a problem becomes status error with its message. on_step, on_goal and on_cell (NULL: none)
+ * see the run, for a trace. */
 void farm_run_job(const farm_space *sp, mapf_workspace *ws, const farm_job *j, mapf_result *res,
-                  mapf_step_fn on_step, mapf_goal_fn on_goal, void *ud);
+                  mapf_step_fn on_step, mapf_goal_fn on_goal, mapf_cell_fn on_cell, void *ud);
 
 /* The stored row of job j with its result res (label and params as farm_job_label and
  * farm_job_params_json write them): the record farm_store_put takes. */

@@ -159,10 +159,10 @@ int farm_replay_open(sqlite3 *db, const char *key, const farm_plan_opts *opts, f
 }
 
 int farm_replay_run(sqlite3 *db, farm_replay *r, mapf_step_fn on_step, mapf_goal_fn on_goal,
-                    void *ud, mapf_diag *err) {
+                    mapf_cell_fn on_cell, void *ud, mapf_diag *err) {
   mapf_workspace *ws = mapf_workspace_new();
   if (!ws) return farm_err(err, "out of memory");
-  farm_run_job(&r->sp, ws, &r->job, &r->res, on_step, on_goal, ud);
+  farm_run_job(&r->sp, ws, &r->job, &r->res, on_step, on_goal, on_cell, ud);
   mapf_workspace_free(ws);
   return compare(db, r->job.key_hex, r, err);
 }

@@ -38,11 +38,11 @@ typedef struct farm_replay {
 int farm_replay_open(sqlite3 *db, const char *key, const farm_plan_opts *opts, farm_replay *out,
                      mapf_diag *err);
 
-/* Runs the rebuilt job (on_step and on_goal, NULL: none, see the run) into r->res and compares
- * every deterministic column with the stored row (r->ndiffs, r->diff). Returns 0, or -1 with
- * err when the stored row cannot be read. */
+/* Runs the rebuilt job (on_step, on_goal and on_cell, NULL: none, see the run) into r->res and
+ * compares every deterministic column with the stored row (r->ndiffs, r->diff). Returns 0, or
+ * -1 with err when the stored row cannot be read. */
 int farm_replay_run(sqlite3 *db, farm_replay *r, mapf_step_fn on_step, mapf_goal_fn on_goal,
-                    void *ud, mapf_diag *err);
+                    mapf_cell_fn on_cell, void *ud, mapf_diag *err);
 
 void farm_replay_free(farm_replay *r);
 

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "store.h"
 #include "testutil.h"
@@ -389,11 +390,11 @@ Test(events_cli, bad_map_changes_are_refused_where_the_plan_says_them) {
   free(err);
 }
 
-/* solve --doors on four rooms joined by four doorways: the changes counted, the search after
- * them measured; bad values and --doors beside --events refused with exit 2. */
-Test(events_cli, solve_takes_doors) {
-  char map[600], text[1000] = "type octile\nheight 17\nwidth 17\nmap\n", *out, *err;
-  snprintf(map, sizeof map, "%s/rooms.map", tmpdir);
+/* Four rooms of 8 x 8 joined by four doorways, (8,3), (8,12), (3,8) and (12,8), written to
+ * tmpdir/rooms.map (its path in map). */
+static void write_rooms(char *map, size_t n) {
+  char text[1000] = "type octile\nheight 17\nwidth 17\nmap\n";
+  snprintf(map, n, "%s/rooms.map", tmpdir);
   for (int y = 0; y < 17; y++) {
     char row[19];
     for (int x = 0; x < 17; x++)
@@ -406,6 +407,13 @@ Test(events_cli, solve_takes_doors) {
     strcat(text, row);
   }
   write_file(map, text);
+}
+
+/* solve --doors on four rooms joined by four doorways: the changes counted, the search after
+ * them measured; bad values and --doors beside --events refused with exit 2. */
+Test(events_cli, solve_takes_doors) {
+  char map[600], *out, *err;
+  write_rooms(map, sizeof map);
   char inst[1600];
   snprintf(inst, sizeof inst, "solve --map '%s' --generator random --agents 16 --seed 3 --algo "
                               "far --steps 300 --maps '%s'", map, tmpdir);
@@ -467,4 +475,194 @@ Test(events_cli, a_schema_10_file_gets_the_map_change_columns_of_version_11) {
   char *check = test_db_rows(db, "PRAGMA integrity_check");
   cr_assert_str_eq(check, "ok\n");
   free(check);
+}
+
+/* ---- map changes in traces ------------------------------------------------------------------ */
+
+typedef struct cell_change {
+  long long t;
+  int x, y, open;
+} cell_change;
+
+/* The map changes a trace records, cell_change=T:(x,y):close or :open (at most max, into cc;
+ * returns how many), checked against the run the trace holds on g: in step order, each a change
+ * (a cell that closes was open, one that opens was closed), and no agent ever on a closed cell:
+ * the move to step t sees the changes of the steps before it, and a cell closes at t only when
+ * nobody stands on it at t. */
+static int trace_cell_changes(const char *text, const mapf_grid *g, cell_change *cc, int max) {
+  const char *p = strstr(text, "agents=");
+  cr_assert_eq(p, text, "%.40s", text);
+  int agents = atoi(p + 7), n = 0;
+  for (p = text; (p = strstr(p, "\ncell_change=")); p++) {
+    cell_change c;
+    char way[8];
+    int used = 0;
+    cr_assert_eq(sscanf(p, "\ncell_change=%lld:(%d,%d):%6[a-z]%n", &c.t, &c.x, &c.y, way, &used),
+                 4, "%.60s", p);
+    cr_assert(p[used] == '\n', "%.60s", p);
+    cr_assert(strcmp(way, "close") == 0 || strcmp(way, "open") == 0, "%.60s", p);
+    cr_assert(mapf_grid_in(g, c.x, c.y), "%.60s", p);
+    c.open = strcmp(way, "open") == 0;
+    cr_assert(n == 0 || cc[n - 1].t <= c.t, "map changes out of step order: %.60s", p);
+    cr_assert_lt(n, max);
+    cc[n++] = c;
+  }
+  uint8_t *open = malloc((size_t)g->ncells);
+  memcpy(open, g->passable, (size_t)g->ncells);
+  int32_t *pos = malloc((size_t)agents * sizeof *pos);
+  p = strstr(text, "\nsolution=\n");
+  cr_assert_not_null(p);
+  p += 11;
+  int next = 0;
+  for (long long t = 0; *p; t++) {
+    long long tt;
+    int used;
+    cr_assert_eq(sscanf(p, "%lld:%n", &tt, &used), 1, "%.40s", p);
+    cr_assert_eq(tt, t);
+    cr_assert_eq(test_parse_cells(g, p + used, pos, agents), agents, "step %lld", t);
+    for (; next < n && cc[next].t < t; next++) {
+      int32_t c = mapf_grid_id(g, cc[next].x, cc[next].y);
+      cr_assert_neq(open[c], cc[next].open, "(%d,%d) %s at step %lld: it is so already",
+                    cc[next].x, cc[next].y, cc[next].open ? "opens" : "closes", cc[next].t);
+      open[c] = (uint8_t)cc[next].open;
+    }
+    for (int a = 0; a < agents; a++)
+      cr_assert(open[pos[a]], "agent %d on the closed cell (%d,%d) at step %lld", a,
+                (int)mapf_grid_x(g, pos[a]), (int)mapf_grid_y(g, pos[a]), t);
+    for (int k = next; k < n && cc[k].t == t; k++)
+      for (int a = 0; a < agents && !cc[k].open; a++)
+        cr_assert_neq(pos[a], mapf_grid_id(g, cc[k].x, cc[k].y),
+                      "(%d,%d) closes at step %lld under agent %d", cc[k].x, cc[k].y, t, a);
+    p = strchr(p, '\n');
+    p = p ? p + 1 : "";
+  }
+  free(open);
+  free(pos);
+  return n;
+}
+
+/* solve --trace records every map change as it happens, one cell_change line each, as many as
+ * map_changes counts: the doors of --doors (each a doorway, closing and opening in turn), the
+ * cells of an events file at their steps (a wall cell that opens exactly at its step, a door
+ * that closes no earlier than its line says); the run never puts an agent on a closed cell.
+ * --html embeds the same lines. A run without map changes writes none. */
+Test(events_cli, solve_traces_record_each_map_change) {
+  char map[600], trace[700], page[700], events[700], *out, *err;
+  write_rooms(map, sizeof map);
+  snprintf(trace, sizeof trace, "%s/doors.trace", tmpdir);
+  snprintf(page, sizeof page, "%s/doors.html", tmpdir);
+  mapf_grid *g = test_load_grid(map);
+  char inst[1600];
+  snprintf(inst, sizeof inst, "solve --map '%s' --generator random --agents 16 --seed 3 --algo "
+                              "far --steps 300 --trace '%s'", map, trace);
+  cr_assert_eq(mapfarm(&out, &err, "%s --doors 10,2,15,3 --html '%s'", inst, page), 0, "%s", err);
+  char *text = test_slurp_text(trace);
+  cell_change cc[64];
+  int n = trace_cell_changes(text, g, cc, 64);
+  cr_expect_eq(n, (int)test_metric(out, "map_changes"), "%s", text);
+  cr_expect_eq(n, 12);
+  static const int doorway[4][2] = {{8, 3}, {8, 12}, {3, 8}, {12, 8}};
+  for (int i = 0; i < n; i++) {
+    int k = 0;
+    while (k < 4 && !(cc[i].x == doorway[k][0] && cc[i].y == doorway[k][1])) k++;
+    cr_expect_lt(k, 4, "(%d,%d) is no doorway", cc[i].x, cc[i].y);
+    cr_expect_geq(cc[i].t, 10, "no door changes before the first round");
+  }
+  char *html = test_slurp_text(page);
+  const char *first = strstr(text, "cell_change=");
+  cr_assert_not_null(first);
+  cr_expect(strstr(html, "cell_change=") && strncmp(strstr(html, "cell_change="), first,
+                                                     (size_t)(strstr(text, "solution=") - first)) == 0,
+            "the page embeds the same map changes");
+  free(html);
+  free(text);
+  free(out);
+  free(err);
+  /* An events file: a door that closes and opens, a wall cell that opens and closes. */
+  snprintf(events, sizeof events, "%s/doors.ev", tmpdir);
+  write_file(events, "5 close 8 3\n30 open 8 3\n8 open 8 5\n40 close 8 5\n");
+  cr_assert_eq(mapfarm(&out, &err, "%s --events '%s'", inst, events), 0, "%s", err);
+  text = test_slurp_text(trace);
+  n = trace_cell_changes(text, g, cc, 64);
+  cr_expect_eq(n, (int)test_metric(out, "map_changes"), "%s", text);
+  cr_expect_geq(n, 3, "%s", text);
+  int wall_opened = 0;
+  for (int i = 0; i < n; i++) {
+    if (cc[i].x == 8 && cc[i].y == 5)
+      wall_opened += cc[i].open && cc[i].t == 8;
+    else
+      cr_expect(cc[i].x == 8 && cc[i].y == 3 && (cc[i].open ? cc[i].t == 30 : cc[i].t >= 5),
+                "cell_change=%lld:(%d,%d):%s is none of the file's", cc[i].t, cc[i].x, cc[i].y,
+                cc[i].open ? "open" : "close");
+  }
+  cr_expect_eq(wall_opened, 1, "%s", text);
+  free(text);
+  free(out);
+  free(err);
+  /* No map changes: no cell_change line. */
+  cr_assert_eq(mapfarm(&out, &err, "%s", inst), 0, "%s", err);
+  text = test_slurp_text(trace);
+  cr_expect_null(strstr(text, "cell_change"), "%s", text);
+  free(text);
+  free(out);
+  free(err);
+  mapf_grid_free(g);
+}
+
+/* The text of a trace without its comp_time line, which no rerun reproduces (malloc'd). */
+static char *without_comp_time(const char *text) {
+  char *s = strdup(text), *p = strstr(s, "\ncomp_time=");
+  cr_assert_not_null(p, "%.200s", text);
+  char *e = strchr(p + 1, '\n');
+  memmove(p, e, strlen(e) + 1);
+  return s;
+}
+
+/* run --traces and replay --trace record the map changes too: a job's kept trace has as many
+ * cell_change lines as its stored map_changes, and replay writes the same trace (but its
+ * comp_time). */
+Test(events_cli, run_and_replay_traces_record_each_map_change) {
+  char plan[512], db[512], dir[512], *out, *err;
+  data_path(plan, sizeof plan, "doors.yaml");
+  snprintf(db, sizeof db, "%s/traces.db", tmpdir);
+  snprintf(dir, sizeof dir, "%s/traces", tmpdir);
+  cr_assert_eq(mapfarm(NULL, &err, "run '%s' --db '%s' --traces '%s' --trace-where "
+                                   "\"algorithm IN ('bmaa', 'lacam') AND map_changes > 0\"",
+                       plan, db, dir),
+               0, "%s", err);
+  free(err);
+  char *rows = test_db_rows(db, "SELECT job_key, map_changes FROM results WHERE algorithm IN "
+                                "('bmaa', 'lacam') AND map_changes > 0");
+  int jobs = 0;
+  for (char *line = strtok(rows, "\n"); line; line = strtok(NULL, "\n"), jobs++) {
+    char key[33], path[700], replayed[700];
+    int changes = 0;
+    cr_assert_eq(sscanf(line, "%32[0-9a-f]|%d", key, &changes), 2, "%s", line);
+    snprintf(path, sizeof path, "%s/%s.trace.gz", dir, key);
+    gzFile gz = gzopen(path, "rb");
+    cr_assert_not_null(gz, "no trace %s", path);
+    static char buf[1 << 20];
+    int len = gzread(gz, buf, sizeof buf - 1);
+    gzclose(gz);
+    cr_assert_gt(len, 0);
+    cr_assert_lt(len, (int)sizeof buf - 1);
+    buf[len] = '\0';
+    int lines = 0;
+    for (const char *p = buf; (p = strstr(p, "\ncell_change=")); p++) lines++;
+    cr_expect_eq(lines, changes, "job %s: %d cell_change lines, map_changes %d", key, lines,
+                 changes);
+    snprintf(replayed, sizeof replayed, "%s/%s.trace", tmpdir, key);
+    cr_assert_eq(mapfarm(&out, &err, "replay %s --db '%s' --trace '%s'", key, db, replayed), 0,
+                 "%s: %s%s", key, out, err);
+    char *text = test_slurp_text(replayed), *a = without_comp_time(buf),
+         *b = without_comp_time(text);
+    cr_expect_str_eq(a, b, "job %s: replay's trace differs from run's", key);
+    free(a);
+    free(b);
+    free(text);
+    free(out);
+    free(err);
+  }
+  free(rows);
+  cr_assert_geq(jobs, 8, "every scenario's jobs of both planners");
 }
