@@ -450,9 +450,11 @@ static const char ROOMS[] = "type octile\nheight 12\nwidth 20\nmap\n"
                             "....................\n";
 
 /* The fixtures of tools/viewer (a legal trace stepped and checked pixel by pixel, an illegal
- * one and its conflict list, patrol with a goal change, a malformed trace, the older format),
- * then a page that farm_html_write_file made from a real `mapfarm solve --trace` run: loaded
- * from its embedded data, legal, every agent drawn at its last cell. */
+ * one and its conflict list, patrol with a goal change, map changes, a malformed trace, the
+ * older format), then pages that farm_html_write_file made from real `mapfarm solve --trace`
+ * runs, one with doors that close and open: loaded from their embedded data, legal (against
+ * the map of each step), every agent drawn at its last cell, the changed cells as the map
+ * changes left them. */
 Test(viewer, page_in_chromium) {
   test_require_browser("test_viewer");
   char map[300], trace[300], page[300];
@@ -469,6 +471,20 @@ Test(viewer, page_in_chromium) {
   cr_assert_eq(rc, 0, "solve exited %d: %s", rc, errs);
   cr_assert_eq(farm_html_write_file(page, "rooms: bmaa, 24 agents", map, trace, &err),
                0, "%s", err.msg);
+  free(out);
+  free(errs);
+  /* The same with doors of ROOMS closing and opening (some waiting for an agent to leave). */
+  char dtrace[300], dpage[300];
+  snprintf(dtrace, sizeof dtrace, "%s/doors.trace", tmpdir);
+  snprintf(dpage, sizeof dpage, "%s/doors.html", tmpdir);
+  rc = mapfarm(&out, &errs,
+               "solve --map '%s' --generator random --agents 24 --seed 3 --algo bmaa "
+               "--steps 300 --doors 10,2,15,4 --trace '%s'",
+               map, dtrace);
+  cr_assert_eq(rc, 0, "solve exited %d: %s", rc, errs);
+  cr_assert_gt(test_metric(out, "map_changes"), 4, "%s", out);
+  cr_assert_eq(farm_html_write_file(dpage, "rooms: bmaa, 24 agents, doors", map, dtrace, &err),
+               0, "%s", err.msg);
   /* A trace large enough to go in in its compact form. */
   char map2[300], trace2[300], page2[300];
   snprintf(map2, sizeof map2, "%s/open100.map", tmpdir);
@@ -482,8 +498,8 @@ Test(viewer, page_in_chromium) {
   cr_assert(strstr(text, "id=\"trace\" data-name=\"shuttle.trace\" "
                          "data-encoding=\"moves-deflate-base64\">"));
   char args[2000];
-  snprintf(args, sizeof args, "--page '%s' --trace '%s' --page '%s' --trace '%s'", page, trace,
-           page2, trace2);
+  snprintf(args, sizeof args, "--page '%s' --trace '%s' --page '%s' --trace '%s' --page '%s' "
+           "--trace '%s'", page, trace, page2, trace2, dpage, dtrace);
   run_node_test(args);
   free(text);
   free(m);

@@ -9,7 +9,9 @@
 // on hover, pan and zoom),
 // the same trace in the older format (no comma after the last position, fewer header keys),
 // a deliberately illegal trace (the conflict list checked line by line, a conflict highlighted
-// on click), a patrol trace with a goal change, and a malformed trace (its error message).
+// on click), a patrol trace with a goal change, a trace with map changes (the map drawn as it is
+// at each step, the changes listed, the checks against the map of the step, malformed lines),
+// and a malformed trace (its error message).
 // Then the same traces embedded in a page in the compact form of a large trace (moves.js), and
 // damaged ones. Each --page is a page written by `mapfarm solve --html` (farm_html_write) with
 // its trace: the page must load its embedded data with no conflict and draw every agent's last
@@ -63,15 +65,18 @@ function parseArgs(argv) {
   return o;
 }
 
-// An independent reader of a trace: the positions per step and the header keys.
+// An independent reader of a trace: the positions per step, the header keys and the map changes.
 function readTrace(file) {
   const text = fs.readFileSync(file, "utf8");
-  const header = {}, steps = [];
+  const header = {}, steps = [], cellChanges = [];
   let inSolution = false;
   for (const line of text.split("\n")) {
     const m = /^(\d+):(.*)$/.exec(line);
     if (inSolution && m) {
       steps.push([...m[2].matchAll(/\((\d+),(\d+)\),?/g)].map((p) => [+p[1], +p[2]]));
+    } else if (line.startsWith("cell_change=")) {
+      const c = /^cell_change=(\d+):\((\d+),(\d+)\):(close|open)$/.exec(line);
+      cellChanges.push({ t: +c[1], x: +c[2], y: +c[3], open: c[4] === "open" });
     } else if (line.includes("=")) {
       const k = line.slice(0, line.indexOf("="));
       header[k] = line.slice(k.length + 1);
@@ -79,7 +84,7 @@ function readTrace(file) {
     }
   }
   const cells = (s) => [...(s || "").matchAll(/\((\d+),(\d+)\),?/g)].map((p) => [+p[1], +p[2]]);
-  return { header, steps, goals: cells(header.goals) };
+  return { header, steps, goals: cells(header.goals), cellChanges };
 }
 
 let passed = 0, failed = 0;
@@ -185,6 +190,28 @@ const ILLEGAL_CONFLICTS = [
   "t=5 outside the map: agent 7 at (8,5)",
 ];
 const PATROL_STATES = ["waiting", "moving", "at goal", "moving", "at goal", "moving", "at goal", "at goal"];
+// fixtures/doors.trace: the wall cell (2,1) opens at step 1 and closes at 4; the cell (3,3)
+// closes at 2 and opens at 3. Per step, the cells as drawn: what the map is after the changes
+// of the steps up to it. The corner of a cell, away from the agent and goal marks on it.
+const DOORS_CHANGES = ["t=1 (2,1) opens", "t=2 (3,3) closes", "t=3 (3,3) opens", "t=4 (2,1) closes"];
+const DOORS_MAP = [
+  [0, { "2,1": "blocked", "3,3": "free" }], [1, { "2,1": "free", "3,3": "free" }],
+  [2, { "2,1": "free", "3,3": "blocked" }], [3, { "2,1": "free", "3,3": "free" }],
+  [4, { "2,1": "blocked", "3,3": "free" }], [6, { "2,1": "blocked", "3,3": "free" }],
+  [2, { "2,1": "free", "3,3": "blocked" }], [0, { "2,1": "blocked", "3,3": "free" }],
+];
+const CORNER = 0.45;
+
+// Steps the page through DOORS_MAP with the slider (forward and back) and checks the cells.
+async function doorsMap(page, what) {
+  for (const [t, cells] of DOORS_MAP) {
+    await setSlider(page, t);
+    for (const [xy, name] of Object.entries(cells)) {
+      const [x, y] = xy.split(",").map(Number);
+      await expectPixel(page, x, y, name, `${what} at step ${t}`, CORNER, CORNER);
+    }
+  }
+}
 
 async function fixtures(page) {
   const map = path.join(FIX, "rooms.map");
@@ -286,6 +313,49 @@ async function fixtures(page) {
   await setSlider(page, 5);
   await expectPixel(page, 0, 2, "at goal", "step 5: the goal mark on the new goal", 0.35, 0);
 
+  // Map changes: the map as it is at each step, the changes listed (a click goes to the step),
+  // the checks made against the map of each step, malformed lines refused at their place.
+  const doors = path.join(FIX, "doors.trace"), doorsText = fs.readFileSync(doors, "utf8");
+  check(await upload(page, map, doors) === "ready", "doors trace loads");
+  check(await text(page, "#conflict-summary") === "none: every step is legal", "doors trace: legal on the map of each step",
+        (await texts(page, "#conflicts li")).join("; "));
+  check(JSON.stringify(await texts(page, "#map-changes li")) === JSON.stringify(DOORS_CHANGES), "doors trace: the map changes are listed",
+        (await texts(page, "#map-changes li")).join("; "));
+  check((await text(page, "#info")).includes("map changes4"), "doors trace: the run's panel counts them", await text(page, "#info"));
+  await doorsMap(page, "doors trace");
+  await page.click("#map-changes li:nth-child(2)");
+  check(await text(page, "#time-label") === "t = 2 / 6", "a click on a map change goes to its step", await text(page, "#time-label"));
+  await expectPixel(page, 3, 3, "blocked", "doors trace after the click", CORNER, CORNER);
+  await page.click("#last");
+  await expectPixel(page, 2, 1, "blocked", "doors trace at the last step", CORNER, CORNER);
+  await page.click("#first");
+  await expectPixel(page, 2, 1, "blocked", "doors trace back at step 0", CORNER, CORNER);
+  const doorsDir = fs.mkdtempSync(path.join(os.tmpdir(), "mapfarm-viewer-"));
+  try {
+    // A cell that closes under an agent, and a step into a closed cell.
+    const illegal = doorsText.replace("cell_change=2:(3,3):close", "cell_change=2:(2,3):close").replace("5:(4,3),(2,0),", "5:(4,3),(2,1),");
+    fs.writeFileSync(path.join(doorsDir, "doors-illegal.trace"), illegal);
+    check(await upload(page, map, path.join(doorsDir, "doors-illegal.trace")) === "ready", "illegal doors trace loads");
+    const got = await texts(page, "#conflicts li");
+    check(JSON.stringify(got) === JSON.stringify(["t=2 cell closed under an agent: agent 0 at (2,3)", "t=5 blocked cell: agent 1 at (2,1)"]),
+          "illegal doors trace: a closing under an agent and a step into a closed cell", got.join("; "));
+    for (const [from, to, msg] of [
+      ["cell_change=3:(3,3):open", "cell_change=3:(3,3):opens",
+       'doors-bad.trace:13:13: error: cell_change: expected T:(x,y):close or T:(x,y):open, found "3:(3,3):opens"'],
+      ["cell_change=2:(3,3):close", "cell_change=2:3:close",
+       'doors-bad.trace:7:13: error: cell_change: expected T:(x,y):close or T:(x,y):open, found "2:3:close"'],
+      ["cell_change=1:(2,1):open", "cell_change=1:(9,1):open",
+       "doors-bad.trace:6:13: error: cell_change: (9,1) is outside the map (8 x 6)"],
+    ]) {
+      fs.writeFileSync(path.join(doorsDir, "doors-bad.trace"), doorsText.replace(from, to));
+      check(await upload(page, map, path.join(doorsDir, "doors-bad.trace")) === "error", `"${to}" is refused`);
+      const m = await text(page, "#messages .error");
+      check(m === msg, `"${to}": its message names file, line and column`, m);
+    }
+  } finally {
+    fs.rmSync(doorsDir, { recursive: true, force: true });
+  }
+
   // A malformed trace: a located message, and nothing else loaded.
   const badDir = fs.mkdtempSync(path.join(os.tmpdir(), "mapfarm-viewer-"));
   try {
@@ -366,6 +436,11 @@ async function compactFixtures(page) {
     check(JSON.stringify(await texts(page, "#goal-changes li")) === JSON.stringify(["t=5 agent 0 heads for (0,2)"]),
           "compact form: the goal change is listed");
 
+    check(await compactPage(page, dir, path.join(FIX, "doors.trace")) === "ready", "compact form: doors trace loads");
+    check(JSON.stringify(await texts(page, "#map-changes li")) === JSON.stringify(DOORS_CHANGES), "compact form: the map changes are listed");
+    check(await page.evaluate(() => window.mapfarmViewer.conflictCount()) === 0, "compact form: doors trace legal");
+    await doorsMap(page, "compact form: doors trace");
+
     // Damaged: moves cut short, and a header line between the steps that is malformed (the
     // text keeps its lines, so the message points at it).
     const blob = moves.encodeMoves(fs.readFileSync(path.join(FIX, "legal.trace")));
@@ -422,6 +497,25 @@ async function embedded(page, p) {
   }
   check(bad.length === 0, `${name}: every agent drawn at its last cell in its state's colour (${[...seen].join(", ")})`,
         bad.slice(0, 5).join("; "));
+  if (tr.cellChanges.length) {
+    const n = tr.cellChanges.length;
+    check(await page.evaluate(() => window.mapfarmViewer.mapChanges()) === n &&
+          (await texts(page, "#map-changes li")).length === Math.min(n, 501), `${name}: its ${n} map changes listed`);
+    // Each changed cell as its last change up to the step says, at the first change's step
+    // and at the last step (the corner of the cell, away from agents and goal marks).
+    for (const s of [tr.cellChanges[0].t, T]) {
+      const want = new Map();
+      for (const c of tr.cellChanges) if (c.t <= s) want.set(`${c.x},${c.y}`, c.open ? "free" : "blocked");
+      await setSlider(page, s);
+      const wrong = [];
+      for (const [xy, st] of want) {
+        const [x, y] = xy.split(",").map(Number);
+        const got = await pixel(page, x, y, 0.45, 0.45);
+        if (!near(got, COLORS[st])) wrong.push(`(${xy}) ${st}: rgba ${got}`);
+      }
+      check(wrong.length === 0, `${name}: the ${want.size} changed cells drawn as the changes up to step ${s} left them`, wrong.join("; "));
+    }
+  }
   if (p.shot) {
     // The picture for the README: a third of the way, the heat map of waits on, and the path
     // of the agent with the most moves still to make.
