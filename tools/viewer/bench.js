@@ -6,7 +6,7 @@
 // solvers' agents do; walk 1: moves at random, which compresses worst in an --html page.
 //
 //   node bench.js [--agents 2000] [--steps 5000] [--size 512] [--seed 1] [--walk 0|1]
-//                 [--rounds 3] [--old OLD.html]
+//                 [--changes 0] [--rounds 3] [--old OLD.html]
 //
 // Figures: the page with the run embedded (as `mapfarm solve --html` writes it, the trace in
 // its compact form), from navigation to its first frame and to ready (every step checked),
@@ -24,11 +24,11 @@ const path = require("path");
 const moves = require("./moves.js");
 
 const HERE = __dirname;
-const opt = { agents: 2000, steps: 5000, size: 512, seed: 1, walk: 0, rounds: 3, old: path.join(HERE, "viewer.html") };
+const opt = { agents: 2000, steps: 5000, size: 512, seed: 1, walk: 0, changes: 0, rounds: 3, old: path.join(HERE, "viewer.html") };
 for (let i = 2; i < process.argv.length; i += 2) {
   const k = process.argv[i].replace(/^--/, ""), v = process.argv[i + 1] || "";
   if (!(k in opt) || (k === "old" ? !fs.existsSync(v) : !/^\d+$/.test(v))) {
-    console.error("usage: node bench.js [--agents N] [--steps N] [--size N] [--seed N] [--walk 0|1] [--rounds N] [--old OLD.html]");
+    console.error("usage: node bench.js [--agents N] [--steps N] [--size N] [--seed N] [--walk 0|1] [--changes K] [--rounds N] [--old OLD.html]");
     process.exit(2);
   }
   opt[k] = k === "old" ? path.resolve(v) : +v;
@@ -87,7 +87,16 @@ function makeTrace(map, n, N, T) {
     }
     lines.push(`${t}:${pos()}`);
   }
-  return `agents=${N}\nmap_file=bench.map\nsolver=random-walk\nstarts=${starts}\ngoals=${pos()}\nsolution=\n${lines.join("\n")}\n`;
+  // --changes K: every 10 steps, K cells drawn at random close (when open) or open (when
+  // closed), as cell_change lines (the moves above ignore them: only drawing is measured).
+  const cells = [], now = map.pass.slice();
+  for (let t = 10; opt.changes && t <= T; t += 10)
+    for (let k = 0; k < opt.changes; k++) {
+      const x = Math.floor(rand() * n), y = Math.floor(rand() * n), c = y * n + x;
+      now[c] ^= 1;
+      cells.push(`cell_change=${t}:(${x},${y}):${now[c] ? "open" : "close"}\n`);
+    }
+  return `agents=${N}\nmap_file=bench.map\nsolver=random-walk\nstarts=${starts}\ngoals=${pos()}\n${cells.join("")}solution=\n${lines.join("\n")}\n`;
 }
 
 const stat = (v) => {
