@@ -225,6 +225,7 @@ typedef struct st_node {
   int32_t cell;
   int32_t k;      /* steps from the search's start time */
   int32_t closed;
+  int32_t local;  /* the cell's place in the box (st_box below); 0 without a box */
 } st_node;
 
 typedef struct st_slot {
@@ -240,6 +241,25 @@ typedef struct st_entry {
   int32_t node;
 } st_entry;
 
+/* The box: a search of w steps from cell (x0, y0) stays within the (2w + 1) x (2w + 1) square
+ * around it, so where that square times the w + 1 steps is small (window 8: 17 x 17 x 9 slots)
+ * a dense table of (place in the square, k) replaces the hash table of nodes, and one of the
+ * square's cells holds each cell's RRA* distance once asked: a window search asks for a cell's
+ * distance at every step k that reaches it, and the agent's RRA* blocks are mostly out of the
+ * caches. A second query of a cell would return the same value and change nothing (the cell is
+ * closed after the first), so the cache changes no result, nor RRA*'s state. */
+#define ST_BOX_MAX (1 << 18) /* most slots of a box table; larger windows use the hash table */
+
+typedef struct st_bslot {
+  uint32_t gen; /* valid when equal to the search's box generation */
+  int32_t node;
+} st_bslot;
+
+typedef struct st_hslot {
+  double h;
+  uint32_t gen;
+} st_hslot;
+
 typedef struct st_scratch {
   st_node *node;
   int32_t nnode, node_cap;
@@ -248,6 +268,11 @@ typedef struct st_scratch {
   st_entry *heap;
   int32_t heap_len, heap_cap;
   uint32_t seq;
+  int32_t side;     /* 2w + 1 when the box is used, else 0 */
+  int32_t area;     /* side * side */
+  st_bslot *bslot;  /* area * (w + 1): (place, k) at k * area + place */
+  st_hslot *hslot;  /* area: the RRA* distance of each place's cell */
+  uint32_t bgen;
 } st_scratch;
 
 /* Lowest f, then highest g, then the deeper node (so a path reaches the window's end without
@@ -336,6 +361,42 @@ static int32_t st_node_of(st_scratch *s, int32_t cell, int32_t k, int *created) 
   s->node[id].cell = cell;
   s->node[id].k = k;
   s->node[id].closed = 0;
+  s->node[id].local = 0;
+  *created = 1;
+  return id;
+}
+
+/* Starts a search in the box (a new generation). */
+static void st_box_begin(st_scratch *s, int32_t w) {
+  if (++s->bgen == 0) {
+    memset(s->bslot, 0, (size_t)s->area * (size_t)(w + 1) * sizeof *s->bslot);
+    memset(s->hslot, 0, (size_t)s->area * sizeof *s->hslot);
+    s->bgen = 1;
+  }
+}
+
+/* st_node_of in the box: the node of (cell, k), whose place in the box is local. */
+static inline int32_t st_box_node(st_scratch *s, int32_t cell, int32_t local, int32_t k,
+                                  int *created) {
+  st_bslot *b = &s->bslot[(size_t)k * (size_t)s->area + (size_t)local];
+  if (b->gen == s->bgen) {
+    *created = 0;
+    return b->node;
+  }
+  if (s->nnode == s->node_cap) {
+    int32_t cap = s->node_cap ? s->node_cap * 2 : 256;
+    st_node *nd = realloc(s->node, (size_t)cap * sizeof *nd);
+    if (!nd) return -1;
+    s->node = nd;
+    s->node_cap = cap;
+  }
+  int32_t id = s->nnode++;
+  b->gen = s->bgen;
+  b->node = id;
+  s->node[id].cell = cell;
+  s->node[id].k = k;
+  s->node[id].closed = 0;
+  s->node[id].local = local;
   *created = 1;
   return id;
 }
@@ -404,6 +465,17 @@ static int whca_init(mapf__sim *sim, void **state, mapf_diag *d) {
   W->last_used = calloc(m, sizeof *W->last_used);
   W->lru = malloc(m * sizeof *W->lru);
   W->rra_scratch = mapf__rra_scratch_new();
+  int64_t side = 2 * (int64_t)W->w + 1;
+  if (side * side * (W->w + 1) <= ST_BOX_MAX) {
+    W->st.side = (int32_t)side;
+    W->st.area = (int32_t)(side * side);
+    W->st.bslot = calloc((size_t)W->st.area * (size_t)(W->w + 1), sizeof *W->st.bslot);
+    W->st.hslot = calloc((size_t)W->st.area, sizeof *W->st.hslot);
+    if (!W->st.bslot || !W->st.hslot) {
+      whca_free(W);
+      return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+  }
   W->rt.seen = calloc(sim->grid->ncells > 0 ? (size_t)sim->grid->ncells : 1, sizeof *W->rt.seen);
   if (!W->rt.seen || !W->order || !W->plan || !W->plan_t0 || !W->plan_len || !W->marked || !W->victims ||
       !W->rra || !W->last_used || !W->lru || !W->rra_scratch) {
@@ -442,6 +514,8 @@ static void whca_free(void *state) {
   free(W->st.node);
   free(W->st.slot);
   free(W->st.heap);
+  free(W->st.bslot);
+  free(W->st.hslot);
   mapf__rra_scratch_free(W->rra_scratch);
   free(W);
 }
@@ -505,10 +579,18 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
   size_t bytes0 = mapf__rra_bytes(r);
   W->last_used[a] = ++W->serial;
   if (st_begin(s) < 0) return -1;
+  const int box = s->side > 0;
+  int32_t boff[8] = {0};
+  if (box) {
+    st_box_begin(s, W->w);
+    for (int d = 0; d < 8; d++) boff[d] = mapf_dir_dx[d] + mapf_dir_dy[d] * s->side;
+  }
+  const int32_t local0 = box ? W->w * s->side + W->w : 0;
   double h0 = mapf__rra_dist(r, g, start, &rexp, W->rra_scratch);
   int created;
-  int32_t root = st_node_of(s, start, 0, &created);
+  int32_t root = box ? st_box_node(s, start, local0, 0, &created) : st_node_of(s, start, 0, &created);
   if (h0 < 0 || root < 0) return -1;
+  if (box) s->hslot[local0] = (st_hslot){h0, s->bgen};
   s->node[root].g = 0;
   s->node[root].parent = -1;
   if (st_push(s, root, 0, h0, 0) < 0) return -1;
@@ -523,34 +605,43 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
       last = e.node;
       break;
     }
-    int32_t u = nd->cell;
+    int32_t u = nd->cell, ul = nd->local;
     int64_t T = t + e.k;
     uint8_t m = sim->grid->moves[u];
     const int32_t x = rt_get(&W->rt, T + 1, u); /* who holds u next: the wait's check and may_move's */
     for (int d = -1; d < 8; d++) {
-      int32_t v, o;
+      int32_t v, o, vl;
       double cost;
       if (d < 0) {
         v = u;
+        vl = ul;
         cost = u == goal ? 0 : W->wait_cost;
         o = x;
       } else {
         if (!(m >> d & 1)) continue;
         v = u + g->offset[d];
+        vl = ul + boff[d];
         cost = mapf_dir_cost[d];
         o = rt_get(&W->rt, T + 1, v);
       }
       if (o >= 0 && o != a) continue;
       if (v != u && !may_move(W, a, u, v, T, x)) continue;
       double ng = e.g + cost;
-      int32_t id = st_node_of(s, v, e.k + 1, &created);
+      int32_t id = box ? st_box_node(s, v, vl, e.k + 1, &created)
+                       : st_node_of(s, v, e.k + 1, &created);
       if (id < 0) {
         fail = 1;
         break;
       }
       st_node *vn = &s->node[id];
       if (!created && (vn->closed || vn->g <= ng + ST_EPS)) continue;
-      double h = mapf__rra_dist(r, g, v, &rexp, W->rra_scratch);
+      double h;
+      if (box && s->hslot[vl].gen == s->bgen) {
+        h = s->hslot[vl].h;
+      } else {
+        h = mapf__rra_dist(r, g, v, &rexp, W->rra_scratch);
+        if (box && h >= 0) s->hslot[vl] = (st_hslot){h, s->bgen};
+      }
       if (h < 0) {
         fail = 1;
         break;
