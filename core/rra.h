@@ -47,6 +47,7 @@ typedef struct mapf__rra {
   int32_t dir_cap, nblock;
   int32_t last_id;   /* the block looked up last (-1: none), and its address */
   mapf__rra_block *last;
+  struct mapf__rra_pool *pool; /* where its blocks come from (a scratch's), or NULL: malloc */
   mapf__rra_entry *heap; /* open list with lazy deletion: stale entries are skipped */
   int32_t heap_len, heap_cap;
   uint32_t seq;
@@ -61,7 +62,8 @@ void mapf__rra_start(mapf__rra *r, const mapf_grid *g, int32_t goal, int32_t tar
 void mapf__rra_free(mapf__rra *r);
 
 /* Scratch memory for new searches (mapf__rra_dist): dense per-cell records and a bucket queue
- * for grids of any size, shared by the searches of one thread. */
+ * for grids of any size, shared by the searches of one thread; also the pool that the blocks of
+ * every search queried with it come from (so it must outlive them: free them first). */
 typedef struct mapf__rra_scratch mapf__rra_scratch;
 
 /* Returns new scratch memory or NULL; free with mapf__rra_scratch_free (NULL: no-op). */
