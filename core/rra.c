@@ -250,17 +250,17 @@ MAPF__INLINE int relax(mapf__rra *r, int32_t cell, int32_t x, int32_t y, mapf__c
   return heap_push(r, cell, mapf__cost_key(f), gkey);
 }
 
-static double dense_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
-                         mapf__rra_scratch *s);
+static int dense_cost(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
+                      mapf__rra_scratch *s, mapf__cost2 *c);
 
 /* Silver's RESUMERRA*(N), with one change: the expanded node's successors are generated before
  * the search returns, so a later resumption continues from a complete open list (returning
  * before the expansion would lose N's successors for good). A new search with a scratch runs
  * there (dense_dist). */
-double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
-                      mapf__rra_scratch *s) {
+int mapf__rra_cost(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
+                   mapf__rra_scratch *s, mapf__cost2 *c) {
   if (r->nblock == 0) r->pool = s ? &s->pool : NULL; /* before its first block */
-  if (s && (s->owner == r || r->nblock == 0)) return dense_dist(r, g, cell, expansions, s);
+  if (s && (s->owner == r || r->nblock == 0)) return dense_cost(r, g, cell, expansions, s, c);
   int32_t y = row_of(r, cell), x = cell - y * r->width;
   if (r->nblock == 0) {
     int32_t gx = mapf_grid_x(g, r->goal), gy = mapf_grid_y(g, r->goal);
@@ -270,7 +270,7 @@ double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *e
   int oom = 0;
   mapf__rra_block *b = block_of(r, block_id(r, x, y), 0, &oom);
   int k = bit_of(x, y);
-  if (b && (b->closed >> k & 1)) return mapf__cost_of(cost_of(b, k));
+  if (b && (b->closed >> k & 1)) return *c = cost_of(b, k), 1;
   while (r->heap_len > 0) {
     mapf__rra_entry e = rra_heap_pop(r->heap, &r->heap_len);
     int32_t u = e.cell;
@@ -291,9 +291,16 @@ double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *e
       if (relax(r, u + g->offset[d], ux + mapf_dir_dx[d], uy + mapf_dir_dy[d], ng) < 0)
         return -1;
     }
-    if (u == cell) return mapf__cost_of(ug);
+    if (u == cell) return *c = ug, 1;
   }
-  return INFINITY;
+  return 0;
+}
+
+double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
+                      mapf__rra_scratch *s) {
+  mapf__cost2 c;
+  int rc = mapf__rra_cost(r, g, cell, expansions, s, &c);
+  return rc < 0 ? -1 : rc == 0 ? INFINITY : mapf__cost_of(c);
 }
 
 /* ---- A new search in dense arrays -------------------------------------------------------------
@@ -489,9 +496,9 @@ static int dense_write(mapf__rra_scratch *s) {
 
 int mapf__rra_detach(mapf__rra_scratch *s) { return s ? dense_write(s) : 0; }
 
-/* mapf__rra_dist for the search held in s (taking s first when r has not searched yet). */
-static double dense_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
-                         mapf__rra_scratch *s) {
+/* mapf__rra_cost for the search held in s (taking s first when r has not searched yet). */
+static int dense_cost(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
+                      mapf__rra_scratch *s, mapf__cost2 *c) {
   if (s->owner != r) {
     if (dense_write(s) < 0) return -1;
     const int32_t nblocks = r->bw * ((g->height + 7) / 8);
@@ -504,8 +511,9 @@ static double dense_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t
   dense_node *nd = s->node;
   const uint32_t closed_gen = s->gen + 1u;
   if (nd[cell].gen == closed_gen) {
-    mapf__cost2 c = {nd[cell].a, nd[cell].b};
-    return mapf__cost_of(c);
+    c->a = nd[cell].a;
+    c->b = nd[cell].b;
+    return 1;
   }
   const int32_t width = g->width;
   const uint64_t row_magic = r->row_magic;
@@ -543,7 +551,7 @@ static double dense_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t
         ((m & 1u << MAPF_DIR_NW) &&
          dense_relax(r, s, u + off[MAPF_DIR_NW], ux - 1, uy - 1, diag, diagkey) < 0))
       return -1;
-    if (u == cell) return mapf__cost_of(ug);
+    if (u == cell) return *c = ug, 1;
   }
-  return INFINITY;
+  return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "grid.h"
+#include "search_int.h"
 
 /* 64 cells: g as an exact cost a + b sqrt(2) (a = INT32_MAX until generated) and a closed bit
  * each. */
@@ -83,6 +84,11 @@ void mapf__rra_scratch_free(mapf__rra_scratch *s);
  * queries resume in r. Until then r must not be read (mapf__rra_bytes) or freed. */
 double mapf__rra_dist(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
                       mapf__rra_scratch *s);
+
+/* mapf__rra_dist as an exact cost pair (search_int.h; the distance is mapf__cost_of(*c)):
+ * returns 1 with *c, 0 when cell cannot reach the goal, -1 when out of memory. */
+int mapf__rra_cost(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
+                   mapf__rra_scratch *s, mapf__cost2 *c);
 
 /* Writes the search that s holds, if any, into its mapf__rra. Returns 0, or -1 when out of
  * memory (the search is then lost: free it). */

@@ -226,6 +226,8 @@ typedef struct st_node {
   int32_t k;      /* steps from the search's start time */
   int32_t closed;
   int32_t local;  /* the cell's place in the box (st_box below); 0 without a box */
+  mapf__cost2 gc; /* with exact keys (st_xentry): g as a cost pair, and its key */
+  uint64_t gkey;
 } st_node;
 
 typedef struct st_slot {
@@ -258,7 +260,37 @@ typedef struct st_bslot {
 typedef struct st_hslot {
   double h;
   uint32_t gen;
+  mapf__cost2 hc; /* h as a cost pair */
 } st_hslot;
+
+/* Exact keys. Where `wait` is an integer (the default 1), every g of the space-time search is
+ * an exact pair a + b sqrt(2) (waits and cardinal moves in a, diagonal moves in b), and so is
+ * every RRA* distance h, so f and g have search_int.h's exact integer keys, and an entry is
+ * one 128-bit integer in the order of st_before: from the top the key of f (45 bits), the
+ * complement of the key of g (45), 2047 - k (11) and the insertion number (27; a search in the
+ * box, w <= 39, pushes at most 9 entries per slot, below 2^22). The order is st_before's, which
+ * compares the doubles of these costs with an epsilon of 1e-9: on the costs a run allows here
+ * (f below 2^19: whca_init) a double is off from its pair by less than 2^-31 (h: sqrt(2)'s
+ * double times fewer than 2^19 and the two roundings of mapf__cost, each under 2^-35; f: one
+ * more rounding; g: at most 39 sums below 2^16, each off by at most 2^-37), so two equal pairs
+ * give doubles less than 1e-9 apart (equal for st_before, as for the keys), while two
+ * different pairs differ by more than 9e-7 (search_int.h: |x + y sqrt(2)| >= 1 / (2 sqrt(2)
+ * |y| + 1), |y| < 2^19) and compare alike both ways. Both orders are strict and total on the
+ * entries (the insertion number tells any two apart) and the heap is the same textbook one, so
+ * it makes the same moves and pops the same entries; the tests for stale entries and improved
+ * nodes compare the same g-values, exactly. Otherwise (a `wait` like 0.5, large maps or
+ * windows, an agent that cannot reach its goal) the search keeps the doubles. */
+typedef struct st_xentry {
+  uint64_t hi, lo;
+  int32_t node;
+} st_xentry;
+
+#define ST_GC_LO_BITS 26 /* bits of the key of g's complement in lo */
+
+static inline int st_xbefore(const st_xentry *a, const st_xentry *b) {
+  __extension__ typedef unsigned __int128 u128;
+  return ((u128)a->hi << 64 | a->lo) < ((u128)b->hi << 64 | b->lo);
+}
 
 typedef struct st_scratch {
   st_node *node;
@@ -273,6 +305,8 @@ typedef struct st_scratch {
   st_bslot *bslot;  /* area * (w + 1): (place, k) at k * area + place */
   st_hslot *hslot;  /* area: the RRA* distance of each place's cell */
   uint32_t bgen;
+  st_xentry *xheap; /* the open list with exact keys */
+  int32_t xheap_len, xheap_cap;
 } st_scratch;
 
 /* Lowest f, then highest g, then the deeper node (so a path reaches the window's end without
@@ -293,6 +327,24 @@ static int st_push(st_scratch *s, int32_t node, double g, double f, int32_t k) {
   return st_heap_push(&s->heap, &s->heap_len, &s->heap_cap, 256, e);
 }
 
+MAPF__HEAP_DEFINE(st_xheap, st_xentry, st_xbefore)
+
+static int st_xpush(st_scratch *s, int32_t node, uint64_t gkey, uint64_t fkey, int32_t k) {
+  uint64_t gc = MAPF__KEY_MAX - gkey;
+  st_xentry e = {fkey << (64 - MAPF__KEY_BITS) | gc >> ST_GC_LO_BITS,
+                 (gc & ((UINT64_C(1) << ST_GC_LO_BITS) - 1)) << 38 | (uint64_t)(2047 - k) << 27 |
+                     s->seq++,
+                 node};
+  return st_xheap_push(&s->xheap, &s->xheap_len, &s->xheap_cap, 256, e);
+}
+
+/* The key of g of an entry. */
+static inline uint64_t st_xentry_gkey(const st_xentry *e) {
+  uint64_t gc = (e->hi & ((UINT64_C(1) << (64 - MAPF__KEY_BITS)) - 1)) << ST_GC_LO_BITS |
+                e->lo >> 38;
+  return MAPF__KEY_MAX - gc;
+}
+
 static inline uint32_t st_home(uint64_t key, uint32_t cap) {
   return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
 }
@@ -300,6 +352,7 @@ static inline uint32_t st_home(uint64_t key, uint32_t cap) {
 static int st_begin(st_scratch *s) {
   s->nnode = 0;
   s->heap_len = 0;
+  s->xheap_len = 0;
   s->seq = 0;
   if (s->slot_cap == 0) {
     s->slot_cap = 1024;
@@ -406,6 +459,7 @@ static inline int32_t st_box_node(st_scratch *s, int32_t cell, int32_t local, in
 typedef struct whca {
   int32_t n, w, replan;
   double wait_cost;
+  int exact;          /* the space-time search may use exact keys (st_xentry) */
   int rotate, single_pass;
   int32_t stride;     /* rotation step per round */
   int64_t round_t0;   /* time of the current round; -1 before the first */
@@ -476,6 +530,11 @@ static int whca_init(mapf__sim *sim, void **state, mapf_diag *d) {
       return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
     }
   }
+  /* Exact keys need the box (its bound on insertion numbers and on k), an integer `wait`, and
+   * f below 2^19: h is at most ncells sqrt(2) (the cost of a path of distinct cells: RRA*'s
+   * search tree), g at most w times the larger of `wait` and sqrt(2). */
+  W->exact = W->st.side > 0 && P.wait == floor(P.wait) &&
+             (double)sim->grid->ncells * MAPF_SQRT2 + W->w * (P.wait + MAPF_SQRT2) < 524288.0;
   W->rt.seen = calloc(sim->grid->ncells > 0 ? (size_t)sim->grid->ncells : 1, sizeof *W->rt.seen);
   if (!W->rt.seen || !W->order || !W->plan || !W->plan_t0 || !W->plan_len || !W->marked || !W->victims ||
       !W->rra || !W->last_used || !W->lru || !W->rra_scratch) {
@@ -514,6 +573,7 @@ static void whca_free(void *state) {
   free(W->st.node);
   free(W->st.slot);
   free(W->st.heap);
+  free(W->st.xheap);
   free(W->st.bslot);
   free(W->st.hslot);
   mapf__rra_scratch_free(W->rra_scratch);
@@ -586,61 +646,106 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
     for (int d = 0; d < 8; d++) boff[d] = mapf_dir_dx[d] + mapf_dir_dy[d] * s->side;
   }
   const int32_t local0 = box ? W->w * s->side + W->w : 0;
-  double h0 = mapf__rra_dist(r, g, start, &rexp, W->rra_scratch);
+  mapf__cost2 h0c = {0, 0};
+  int rc0 = mapf__rra_cost(r, g, start, &rexp, W->rra_scratch, &h0c);
+  double h0 = rc0 < 0 ? -1 : rc0 == 0 ? INFINITY : mapf__cost_of(h0c);
   int created;
   int32_t root = box ? st_box_node(s, start, local0, 0, &created) : st_node_of(s, start, 0, &created);
   if (h0 < 0 || root < 0) return -1;
-  if (box) s->hslot[local0] = (st_hslot){h0, s->bgen};
+  /* Exact keys (st_xentry) where the run allows them and the agent can reach its goal. */
+  const int exact = W->exact && rc0 > 0;
+  if (box) s->hslot[local0] = (st_hslot){h0, s->bgen, h0c};
   s->node[root].g = 0;
   s->node[root].parent = -1;
-  if (st_push(s, root, 0, h0, 0) < 0) return -1;
-  while (s->heap_len > 0) {
-    st_entry e = st_heap_pop(s->heap, &s->heap_len);
-    st_node *nd = &s->node[e.node];
-    if (nd->closed || e.g > nd->g + ST_EPS) continue; /* stale */
+  s->node[root].gc = (mapf__cost2){0, 0};
+  s->node[root].gkey = 0;
+  if ((exact ? st_xpush(s, root, 0, mapf__cost_key(h0c), 0) : st_push(s, root, 0, h0, 0)) < 0)
+    return -1;
+  while (exact ? s->xheap_len > 0 : s->heap_len > 0) {
+    int32_t ek, eid;
+    double eg = 0;
+    if (exact) {
+      st_xentry e = st_xheap_pop(s->xheap, &s->xheap_len);
+      eid = e.node;
+      st_node *nd = &s->node[eid];
+      if (nd->closed || st_xentry_gkey(&e) > nd->gkey) continue; /* stale */
+      ek = nd->k;
+    } else {
+      st_entry e = st_heap_pop(s->heap, &s->heap_len);
+      eid = e.node;
+      st_node *nd = &s->node[eid];
+      if (nd->closed || e.g > nd->g + ST_EPS) continue; /* stale */
+      ek = e.k;
+      eg = e.g;
+    }
+    st_node *nd = &s->node[eid];
     nd->closed = 1;
     exp++;
-    if (e.k == W->w) { /* Silver's terminal edge: g + h is the whole cost */
+    if (ek == W->w) { /* Silver's terminal edge: g + h is the whole cost */
       found = 1;
-      last = e.node;
+      last = eid;
       break;
     }
     int32_t u = nd->cell, ul = nd->local;
-    int64_t T = t + e.k;
+    /* With exact keys, the three costs of a child (a wait, a cardinal and a diagonal move) and
+     * their keys, once per expansion. */
+    mapf__cost2 ngw = nd->gc, ngcard = {nd->gc.a + 1, nd->gc.b}, ngdiag = {nd->gc.a, nd->gc.b + 1};
+    uint64_t kw = 0, kcard = 0, kdiag = 0;
+    if (exact) {
+      if (u != goal) ngw.a += (int32_t)W->wait_cost;
+      kw = mapf__cost_key(ngw);
+      kcard = mapf__cost_key(ngcard);
+      kdiag = mapf__cost_key(ngdiag);
+    }
+    int64_t T = t + ek;
     uint8_t m = sim->grid->moves[u];
     const int32_t x = rt_get(&W->rt, T + 1, u); /* who holds u next: the wait's check and may_move's */
     for (int d = -1; d < 8; d++) {
       int32_t v, o, vl;
       double cost;
+      mapf__cost2 ngc;
+      uint64_t ngkey;
       if (d < 0) {
         v = u;
         vl = ul;
         cost = u == goal ? 0 : W->wait_cost;
+        ngc = ngw;
+        ngkey = kw;
         o = x;
       } else {
         if (!(m >> d & 1)) continue;
         v = u + g->offset[d];
         vl = ul + boff[d];
         cost = mapf_dir_cost[d];
+        ngc = d >= MAPF_DIR_NE ? ngdiag : ngcard; /* the diagonals come last in mapf_dir */
+        ngkey = d >= MAPF_DIR_NE ? kdiag : kcard;
         o = rt_get(&W->rt, T + 1, v);
       }
       if (o >= 0 && o != a) continue;
       if (v != u && !may_move(W, a, u, v, T, x)) continue;
-      double ng = e.g + cost;
-      int32_t id = box ? st_box_node(s, v, vl, e.k + 1, &created)
-                       : st_node_of(s, v, e.k + 1, &created);
+      int32_t id = box ? st_box_node(s, v, vl, ek + 1, &created)
+                       : st_node_of(s, v, ek + 1, &created);
       if (id < 0) {
         fail = 1;
         break;
       }
       st_node *vn = &s->node[id];
-      if (!created && (vn->closed || vn->g <= ng + ST_EPS)) continue;
+      double ng = 0;
+      if (exact) {
+        if (!created && (vn->closed || vn->gkey <= ngkey)) continue;
+      } else {
+        ng = eg + cost;
+        if (!created && (vn->closed || vn->g <= ng + ST_EPS)) continue;
+      }
       double h;
+      mapf__cost2 hc = {0, 0};
       if (box && s->hslot[vl].gen == s->bgen) {
         h = s->hslot[vl].h;
+        hc = s->hslot[vl].hc;
       } else {
-        h = mapf__rra_dist(r, g, v, &rexp, W->rra_scratch);
-        if (box && h >= 0) s->hslot[vl] = (st_hslot){h, s->bgen};
+        int rc = mapf__rra_cost(r, g, v, &rexp, W->rra_scratch, &hc);
+        h = rc < 0 ? -1 : rc == 0 ? INFINITY : mapf__cost_of(hc);
+        if (box && h >= 0) s->hslot[vl] = (st_hslot){h, s->bgen, hc};
       }
       if (h < 0) {
         fail = 1;
@@ -651,9 +756,18 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
         vn->closed = 1;
         continue;
       }
-      vn->g = ng;
-      vn->parent = e.node;
-      if (st_push(s, id, ng, ng + h, e.k + 1) < 0) {
+      vn->parent = eid;
+      int prc;
+      if (exact) {
+        vn->gc = ngc;
+        vn->gkey = ngkey;
+        mapf__cost2 f = {ngc.a + hc.a, ngc.b + hc.b};
+        prc = st_xpush(s, id, ngkey, mapf__cost_key(f), ek + 1);
+      } else {
+        vn->g = ng;
+        prc = st_push(s, id, ng, ng + h, ek + 1);
+      }
+      if (prc < 0) {
         fail = 1;
         break;
       }
