@@ -36,7 +36,7 @@ typedef struct dense_node {
  * free list of the blocks of freed searches. The first step of 1,000 agents on den520d makes
  * 100,000 blocks (52 MB), and each a malloc, its pages faulted in one at a time, took about a
  * fifth of that step, the kernel most of it; the later steps look blocks up all over those
- * 52 MB, where huge pages spare most TLB misses. Where a block lies changes no result, and the
+ * 52 MB, where huge pages spare TLB misses. Where a block lies changes no result, and the
  * bytes counted (mapf__rra_bytes) are the same. */
 #define POOL_CHUNK (2u << 20)
 
@@ -256,7 +256,7 @@ static int dense_cost(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *e
 /* Silver's RESUMERRA*(N), with one change: the expanded node's successors are generated before
  * the search returns, so a later resumption continues from a complete open list (returning
  * before the expansion would lose N's successors for good). A new search with a scratch runs
- * there (dense_dist). */
+ * there (dense_cost). */
 int mapf__rra_cost(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *expansions,
                    mapf__rra_scratch *s, mapf__cost2 *c) {
   if (r->nblock == 0) r->pool = s ? &s->pool : NULL; /* before its first block */

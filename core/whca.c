@@ -650,7 +650,8 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
   int rc0 = mapf__rra_cost(r, g, start, &rexp, W->rra_scratch, &h0c);
   double h0 = rc0 < 0 ? -1 : rc0 == 0 ? INFINITY : mapf__cost_of(h0c);
   int created;
-  int32_t root = box ? st_box_node(s, start, local0, 0, &created) : st_node_of(s, start, 0, &created);
+  int32_t root =
+      box ? st_box_node(s, start, local0, 0, &created) : st_node_of(s, start, 0, &created);
   if (h0 < 0 || root < 0) return -1;
   /* Exact keys (st_xentry) where the run allows them and the agent can reach its goal. */
   const int exact = W->exact && rc0 > 0;
