@@ -555,3 +555,10 @@ static int dense_cost(mapf__rra *r, const mapf_grid *g, int32_t cell, int64_t *e
   }
   return 0;
 }
+
+int mapf__rra_generated(mapf__rra *r, int32_t cell) {
+  if (r->goal < 0 || r->dir_cap == 0) return 0;
+  int32_t y = row_of(r, cell), x = cell - y * r->width, oom = 0;
+  const mapf__rra_block *b = block_find(r, block_id(r, x, y), 0, &oom);
+  return b && b->g[bit_of(x, y)].a != RRA_NONE;
+}

@@ -97,4 +97,9 @@ int mapf__rra_detach(mapf__rra_scratch *s);
 /* Bytes r holds (blocks, directory and open list), for the memory budget and tests. */
 size_t mapf__rra_bytes(const mapf__rra *r);
 
+/* Whether r's search has generated cell (given it a g-value, open or closed); 0 before the
+ * first query. For map changes (whca.c): an opening far from everything a search generated
+ * leaves it exact. */
+int mapf__rra_generated(mapf__rra *r, int32_t cell);
+
 #endif

@@ -909,9 +909,9 @@ static void whca_retarget(mapf__sim *sim, void *state, int32_t a) {
  * no longer has is released and plans alone at the next step, as an agent off its plan does.
  * RRA*'s distances are exact on the map they were searched on: a closing only lengthens true
  * distances, so they stay admissible and are kept (a search resumed on the new map mixes the
- * two maps' moves, still never above the new distance); an opening can shorten them, so every
- * RRA* is dropped and starts again at the agent's next search, as after an eviction (Silver
- * 2005 keeps RRA* for a fixed map). */
+ * two maps' moves, still never above the new distance); an opening can shorten them, so an
+ * RRA* that reached an opened cell's neighbourhood is dropped and starts again at the agent's
+ * next search, as after an eviction (Silver 2005 keeps RRA* for a fixed map). */
 static int whca_map_changed(mapf__sim *sim, void *state, const int32_t *cells, int32_t n) {
   whca *W = state;
   const mapf_grid *g = sim->grid;
@@ -921,11 +921,23 @@ static int whca_map_changed(mapf__sim *sim, void *state, const int32_t *cells, i
     const int32_t *p = W->plan + (size_t)a * (size_t)(W->w + 1);
     if (!mapf__path_legal(g, p, (int32_t)from, W->plan_len[a])) release(W, a);
   }
-  int opened = 0;
-  for (int32_t i = 0; i < n; i++) opened |= g->passable[cells[i]];
-  for (int32_t a = 0; opened && a < W->n; a++) {
-    W->rra_bytes -= mapf__rra_bytes(&W->rra[a]);
-    mapf__rra_free(&W->rra[a]);
+  /* An opening adds moves only between cells within one move of an opened cell. When a search
+   * has generated none of them, every path through the new moves still leaves its generated
+   * region through an open node, as before: its closed cells keep exact distances and its open
+   * list stays a valid frontier, so it is kept. Otherwise it is dropped. */
+  for (int32_t i = 0; i < n; i++) {
+    if (!g->passable[cells[i]]) continue;
+    int32_t cx = mapf_grid_x(g, cells[i]), cy = mapf_grid_y(g, cells[i]);
+    for (int32_t a = 0; a < W->n; a++) {
+      mapf__rra *r = &W->rra[a];
+      int near = 0;
+      for (int32_t y = cy - 1; y <= cy + 1 && !near; y++)
+        for (int32_t x = cx - 1; x <= cx + 1 && !near; x++)
+          near = mapf_grid_in(g, x, y) && mapf__rra_generated(r, mapf_grid_id(g, x, y));
+      if (!near) continue;
+      W->rra_bytes -= mapf__rra_bytes(r);
+      mapf__rra_free(r);
+    }
   }
   return MAPF_OK;
 }

@@ -505,3 +505,38 @@ Test(mapchange, events_files_hold_map_changes) {
   mapf_instance_free(inst);
   mapf_grid_free(g);
 }
+
+/* WHCA*'s RRA* searches survive an opening that none of them came near (an opening adds moves
+ * only around the opened cell): a wall cell that opens in a far corner costs no expansion, the
+ * run is the same as without it; one that opens among the agents' searches is paid for. */
+Test(mapchange, whca_keeps_the_rra_searches_an_opening_does_not_touch) {
+  mapf_grid *g = mapf_grid_new(60, 20, "corner");
+  for (int32_t y = 0; y < 20; y++)
+    for (int32_t x = 0; x < 60; x++) g->passable[y * 60 + x] = !(x >= 50 && y >= 15) && x != 10;
+  cr_assert_eq(mapf_grid_finish(g), MAPF_OK);
+  mapf_instance *inst = mapf_instance_new(4);
+  for (int a = 0; a < 4; a++) {
+    inst->start[a] = mapf_grid_id(g, 0, 2 + 4 * a);
+    inst->goal[a] = mapf_grid_id(g, 9, 17 - 4 * a);
+  }
+  mapf_result plain, far, near;
+  mapf_run_config cfg = test_run_config(g, inst, "whca");
+  cfg.limits.steps = 200;
+  test_run(&cfg, &plain);
+  inst->change = malloc(sizeof *inst->change);
+  inst->change[0] = (mapf_mapchange){3, mapf_grid_id(g, 58, 18), 1};
+  inst->nchange = 1;
+  test_run(&cfg, &far);
+  cr_assert_eq(far.map_changes, 1);
+  cr_assert_eq(far.expansions, plain.expansions, "the far opening dropped searches");
+  cr_assert_eq(far.steps, plain.steps);
+  inst->change[0] = (mapf_mapchange){3, mapf_grid_id(g, 10, 9), 1};
+  test_run(&cfg, &near);
+  cr_assert_eq(near.map_changes, 1);
+  cr_assert_gt(near.expansions, plain.expansions, "an opening in the wall beside the agents");
+  mapf_result_clear(&plain);
+  mapf_result_clear(&far);
+  mapf_result_clear(&near);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
