@@ -714,21 +714,10 @@ static int lacam_map_changed(mapf__sim *sim, void *state, const int32_t *cells, 
   (void)cells;
   (void)n;
   lacam *L = state;
-  const mapf_instance *inst = sim->cfg->inst;
-  if (mapf__dist_begin(sim->dist, sim->grid) < 0) return MAPF_ENOMEM;
-  L->step.local = sim->dist->local;
-  for (int32_t a = 0; a < L->n; a++) {
-    if (inst->loops > 0) {
-      L->to_goal[a] = mapf__dist_get(sim->dist, sim->grid, inst->goal[a]);
-      L->to_start[a] = mapf__dist_get(sim->dist, sim->grid, inst->start[a]);
-      if (!L->to_goal[a] || !L->to_start[a]) return MAPF_ENOMEM;
-      L->cur[a] = sim->goal[a] == inst->goal[a] ? L->to_goal[a] : L->to_start[a];
-    } else {
-      L->cur[a] = NULL;
-    }
-  }
   L->replan = 1;
-  return MAPF_OK;
+  return mapf__pibt_tables_changed(sim, &L->step, L->to_goal, L->to_start, L->cur) < 0
+             ? MAPF_ENOMEM
+             : MAPF_OK;
 }
 
 static const mapf__planner_vt lacam_vt = {

@@ -518,22 +518,28 @@ static int pibt_map_changed(mapf__sim *sim, void *state, const int32_t *cells, i
   (void)cells;
   (void)n;
   pibt *P = state;
+  P->refetch = mapf__pibt_tables_changed(sim, &P->step, P->to_goal, P->to_start, P->cur);
+  return P->refetch < 0 ? MAPF_ENOMEM : MAPF_OK;
+}
+
+int32_t mapf__pibt_tables_changed(mapf__sim *sim, mapf__pibt *P, const uint32_t **to_goal,
+                                  const uint32_t **to_start, const uint32_t **cur) {
   const mapf_instance *inst = sim->cfg->inst;
-  if (mapf__dist_begin(sim->dist, sim->grid) < 0) return MAPF_ENOMEM;
-  P->step.local = sim->dist->local;
-  P->refetch = 0;
+  if (mapf__dist_begin(sim->dist, sim->grid) < 0) return -1;
+  P->local = sim->dist->local;
+  int32_t cleared = 0;
   for (int32_t a = 0; a < P->n; a++) {
     if (inst->loops > 0) {
-      P->to_goal[a] = mapf__dist_get(sim->dist, sim->grid, inst->goal[a]);
-      P->to_start[a] = mapf__dist_get(sim->dist, sim->grid, inst->start[a]);
-      if (!P->to_goal[a] || !P->to_start[a]) return MAPF_ENOMEM;
-      P->cur[a] = sim->goal[a] == inst->goal[a] ? P->to_goal[a] : P->to_start[a];
+      to_goal[a] = mapf__dist_get(sim->dist, sim->grid, inst->goal[a]);
+      to_start[a] = mapf__dist_get(sim->dist, sim->grid, inst->start[a]);
+      if (!to_goal[a] || !to_start[a]) return -1;
+      cur[a] = sim->goal[a] == inst->goal[a] ? to_goal[a] : to_start[a];
     } else {
-      P->cur[a] = NULL;
-      P->refetch++;
+      cur[a] = NULL;
+      cleared++;
     }
   }
-  return MAPF_OK;
+  return cleared;
 }
 
 static const mapf__planner_vt pibt_vt = {

@@ -387,6 +387,24 @@ static int st_grow(st_scratch *s) {
   return 0;
 }
 
+/* A new node of (cell, k), not closed, at place local of the box (0 outside it); -1 when out
+ * of memory. */
+static inline int32_t st_node_add(st_scratch *s, int32_t cell, int32_t k, int32_t local) {
+  if (s->nnode == s->node_cap) {
+    int32_t cap = s->node_cap ? s->node_cap * 2 : 256;
+    st_node *nd = realloc(s->node, (size_t)cap * sizeof *nd);
+    if (!nd) return -1;
+    s->node = nd;
+    s->node_cap = cap;
+  }
+  int32_t id = s->nnode++;
+  s->node[id].cell = cell;
+  s->node[id].k = k;
+  s->node[id].closed = 0;
+  s->node[id].local = local;
+  return id;
+}
+
 /* The node of (cell, k), created when missing (*created = 1). Returns its index, or -1 when
  * out of memory. */
 static int32_t st_node_of(st_scratch *s, int32_t cell, int32_t k, int *created) {
@@ -400,21 +418,11 @@ static int32_t st_node_of(st_scratch *s, int32_t cell, int32_t k, int *created) 
     }
     i = (i + 1) & mask;
   }
-  if (s->nnode == s->node_cap) {
-    int32_t cap = s->node_cap ? s->node_cap * 2 : 256;
-    st_node *nd = realloc(s->node, (size_t)cap * sizeof *nd);
-    if (!nd) return -1;
-    s->node = nd;
-    s->node_cap = cap;
-  }
-  int32_t id = s->nnode++;
+  int32_t id = st_node_add(s, cell, k, 0);
+  if (id < 0) return -1;
   s->slot[i].key = key;
   s->slot[i].gen = s->gen;
   s->slot[i].node = id;
-  s->node[id].cell = cell;
-  s->node[id].k = k;
-  s->node[id].closed = 0;
-  s->node[id].local = 0;
   *created = 1;
   return id;
 }
@@ -436,20 +444,10 @@ static inline int32_t st_box_node(st_scratch *s, int32_t cell, int32_t local, in
     *created = 0;
     return b->node;
   }
-  if (s->nnode == s->node_cap) {
-    int32_t cap = s->node_cap ? s->node_cap * 2 : 256;
-    st_node *nd = realloc(s->node, (size_t)cap * sizeof *nd);
-    if (!nd) return -1;
-    s->node = nd;
-    s->node_cap = cap;
-  }
-  int32_t id = s->nnode++;
+  int32_t id = st_node_add(s, cell, k, local);
+  if (id < 0) return -1;
   b->gen = s->bgen;
   b->node = id;
-  s->node[id].cell = cell;
-  s->node[id].k = k;
-  s->node[id].closed = 0;
-  s->node[id].local = local;
   *created = 1;
   return id;
 }
