@@ -666,7 +666,8 @@ static int lacam_plan(mapf__sim *sim, void *state) {
   lacam *L = state;
   if (L->replan) {
     /* New targets (events, lifelong goals): their tables, searched now if not cached. */
-    if (sim->cfg->inst->loops == 0 && mapf__dist_release(sim->dist, L->cur, L->n, MAPF_DIST_CACHE_BYTES) < 0)
+    if (sim->cfg->inst->loops == 0 &&
+        mapf__dist_release(sim->dist, L->cur, L->n, MAPF_DIST_CACHE_BYTES) < 0)
       return MAPF_ENOMEM; /* as pibt.c: only the tables of the agents' targets stay */
     for (int32_t a = 0; a < L->n; a++)
       if (!L->cur[a] && !(L->cur[a] = mapf__dist_get(sim->dist, sim->grid, sim->goal[a])))

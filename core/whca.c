@@ -534,7 +534,8 @@ static int whca_init(mapf__sim *sim, void **state, mapf_diag *d) {
   W->exact = W->st.side > 0 && P.wait == floor(P.wait) &&
              (double)sim->grid->ncells * MAPF_SQRT2 + W->w * (P.wait + MAPF_SQRT2) < 524288.0;
   W->rt.seen = calloc(sim->grid->ncells > 0 ? (size_t)sim->grid->ncells : 1, sizeof *W->rt.seen);
-  if (!W->rt.seen || !W->order || !W->plan || !W->plan_t0 || !W->plan_len || !W->marked || !W->victims ||
+  if (!W->rt.seen || !W->order || !W->plan || !W->plan_t0 || !W->plan_len || !W->marked ||
+      !W->victims ||
       !W->rra || !W->last_used || !W->lru || !W->rra_scratch) {
     whca_free(W);
     return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
@@ -698,7 +699,8 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
     }
     int64_t T = t + ek;
     uint8_t m = sim->grid->moves[u];
-    const int32_t x = rt_get(&W->rt, T + 1, u); /* who holds u next: the wait's check and may_move's */
+    /* Who holds u next: the wait's check and may_move's. */
+    const int32_t x = rt_get(&W->rt, T + 1, u);
     for (int d = -1; d < 8; d++) {
       int32_t v, o, vl;
       double cost;
