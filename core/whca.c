@@ -535,8 +535,7 @@ static int whca_init(mapf__sim *sim, void **state, mapf_diag *d) {
              (double)sim->grid->ncells * MAPF_SQRT2 + W->w * (P.wait + MAPF_SQRT2) < 524288.0;
   W->rt.seen = calloc(sim->grid->ncells > 0 ? (size_t)sim->grid->ncells : 1, sizeof *W->rt.seen);
   if (!W->rt.seen || !W->order || !W->plan || !W->plan_t0 || !W->plan_len || !W->marked ||
-      !W->victims ||
-      !W->rra || !W->last_used || !W->lru || !W->rra_scratch) {
+      !W->victims || !W->rra || !W->last_used || !W->lru || !W->rra_scratch) {
     whca_free(W);
     return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
   }
