@@ -727,25 +727,12 @@ Test(cli, run_stores_patrol_coherence_and_suboptimality) {
   free(best);
 }
 
-/* A new SQLite file at db holding the tables of an older schema (tests/data/NAME), open. */
-static sqlite3 *open_with_schema(const char *db, const char *name) {
-  char path[600];
-  snprintf(path, sizeof path, "%s/tests/data/%s", MAPFARM_SOURCE_DIR, name);
-  char *schema = test_slurp_text(path);
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-  char *msg = NULL;
-  cr_assert_eq(sqlite3_exec(h, schema, NULL, NULL, &msg), SQLITE_OK, "%s", msg ? msg : "");
-  free(schema);
-  return h;
-}
-
 /* A mapfarm file of schema version v (7 or later; tests/data/schema-vV.sql) holding one solved
  * BMAA* row of id 1, as an older mapfarm left it. */
 static void file_with_one_row(const char *db, int v) {
   char fixture[64], sql[1200];
   snprintf(fixture, sizeof fixture, "schema-v%d.sql", v);
-  sqlite3 *h = open_with_schema(db, fixture);
+  sqlite3 *h = test_open_with_schema(db, fixture);
   snprintf(sql, sizeof sql,
            "PRAGMA application_id = 0x6d617066; PRAGMA user_version = %d;"
            "INSERT INTO results (id, job_key, map, map_hash, generator, agents, instance, "
@@ -767,7 +754,7 @@ Test(cli, a_schema_2_file_is_read_and_upgraded_in_place) {
   char plan[600], db[512], *out, *err;
   snprintf(plan, sizeof plan, "%s/tests/data/cli/small.yaml", MAPFARM_SOURCE_DIR);
   snprintf(db, sizeof db, "%s/v2.db", tmpdir);
-  sqlite3 *h = open_with_schema(db, "schema-v2.sql");
+  sqlite3 *h = test_open_with_schema(db, "schema-v2.sql");
   char *msg = NULL;
   int rc;
   /* One job of version 2 with one agent row, as an older mapfarm wrote them. */
@@ -808,7 +795,7 @@ Test(cli, a_schema_2_file_is_read_and_upgraded_in_place) {
 Test(cli, a_schema_3_file_gets_the_limits_of_its_runs_plans) {
   char db[512], *out, *err;
   snprintf(db, sizeof db, "%s/v3.db", tmpdir);
-  sqlite3 *h = open_with_schema(db, "schema-v3.sql");
+  sqlite3 *h = test_open_with_schema(db, "schema-v3.sql");
   char *msg = NULL;
   int rc;
   /* Three runs: limits given, limits by default with single-pass, and a text that is no plan. */
@@ -871,7 +858,7 @@ Test(cli, a_schema_3_file_gets_the_limits_of_its_runs_plans) {
 Test(cli, a_schema_4_file_gets_solved_soc_and_makespan_from_its_agent_rows) {
   char db[512], plan[600], *err;
   snprintf(db, sizeof db, "%s/v4.db", tmpdir);
-  sqlite3 *h = open_with_schema(db, "schema-v4.sql");
+  sqlite3 *h = test_open_with_schema(db, "schema-v4.sql");
   char *msg = NULL;
   int rc = sqlite3_exec(
       h,
@@ -941,7 +928,7 @@ Test(cli, a_schema_4_file_gets_solved_soc_and_makespan_from_its_agent_rows) {
 Test(cli, a_schema_5_file_gets_the_column_of_version_6) {
   char db[512], plan[600], *err;
   snprintf(db, sizeof db, "%s/v5.db", tmpdir);
-  sqlite3 *h = open_with_schema(db, "schema-v5.sql");
+  sqlite3 *h = test_open_with_schema(db, "schema-v5.sql");
   char *msg = NULL;
   int rc = sqlite3_exec(
       h,
@@ -978,7 +965,7 @@ Test(cli, a_schema_5_file_gets_the_column_of_version_6) {
 Test(cli, a_schema_6_file_gets_the_column_of_version_7) {
   char db[512], plan[600], *err;
   snprintf(db, sizeof db, "%s/v6.db", tmpdir);
-  sqlite3 *h = open_with_schema(db, "schema-v6.sql");
+  sqlite3 *h = test_open_with_schema(db, "schema-v6.sql");
   char *msg = NULL;
   int rc = sqlite3_exec(
       h,

@@ -253,14 +253,9 @@ Test(events_cli, solve_takes_retask_events_and_lifelong_options) {
 /* A file of schema version 9 is upgraded to version 10 when a run opens it for writing: its
  * row has no events (NULL) and is not lifelong (0); the new rows have theirs. */
 Test(events_cli, a_schema_9_file_gets_the_event_columns_of_version_10) {
-  char db[512], plan[512], sql[800], *err;
+  char db[512], plan[512], *err;
   snprintf(db, sizeof db, "%s/v9.db", tmpdir);
-  snprintf(sql, sizeof sql, "%s/tests/data/schema-v9.sql", MAPFARM_SOURCE_DIR);
-  char *schema = test_slurp_text(sql);
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(h, schema, NULL, NULL, NULL), SQLITE_OK);
-  free(schema);
+  sqlite3 *h = test_open_with_schema(db, "schema-v9.sql");
   cr_assert_eq(
       sqlite3_exec(h,
                    "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 9;"
@@ -441,14 +436,9 @@ Test(events_cli, solve_takes_doors) {
 /* A file of schema version 10 is upgraded to version 11 when a run opens it for writing: its
  * row has no map changes (NULL); the new rows have theirs. */
 Test(events_cli, a_schema_10_file_gets_the_map_change_columns_of_version_11) {
-  char db[512], plan[512], sql[800], *err;
+  char db[512], plan[512], *err;
   snprintf(db, sizeof db, "%s/v10.db", tmpdir);
-  snprintf(sql, sizeof sql, "%s/tests/data/schema-v10.sql", MAPFARM_SOURCE_DIR);
-  char *schema = test_slurp_text(sql);
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(h, schema, NULL, NULL, NULL), SQLITE_OK);
-  free(schema);
+  sqlite3 *h = test_open_with_schema(db, "schema-v10.sql");
   cr_assert_eq(
       sqlite3_exec(h,
                    "PRAGMA application_id = 0x6d617066; PRAGMA user_version = 10;"

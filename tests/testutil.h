@@ -331,6 +331,20 @@ static inline void test_db_exec(const char *path, const char *sql) {
   sqlite3_close(h);
 }
 
+/* A new SQLite file at db holding the tables of an older schema (tests/data/NAME, e.g.
+ * "schema-v9.sql"), open: the start of every schema upgrade test. */
+static inline sqlite3 *test_open_with_schema(const char *db, const char *name) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/tests/data/%s", MAPFARM_SOURCE_DIR, name);
+  char *schema = test_slurp_text(path);
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+  char *msg = NULL;
+  cr_assert_eq(sqlite3_exec(h, schema, NULL, NULL, &msg), SQLITE_OK, "%s", msg ? msg : "");
+  free(schema);
+  return h;
+}
+
 /* The rows of a query on an open database, one per line, columns joined by '|', NULL for a
  * NULL (malloc'd). */
 static inline char *test_query_rows(sqlite3 *h, const char *sql) {
