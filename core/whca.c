@@ -305,8 +305,11 @@ typedef struct st_scratch {
   st_bslot *bslot;  /* area * (w + 1): (place, k) at k * area + place */
   st_hslot *hslot;  /* area: the RRA* distance of each place's cell */
   uint32_t bgen;
-  st_xentry *xheap; /* the open list with exact keys */
+  st_xentry *xheap; /* the open list with exact keys: the entries not in xfront */
   int32_t xheap_len, xheap_cap;
+  st_xentry *xfront; /* the entries pushed with f equal to xfront_f (st_xpush) */
+  int32_t xfront_len, xfront_cap;
+  uint64_t xfront_f; /* an entry's hi >> ST_F_SHIFT: its key of f */
 } st_scratch;
 
 /* Lowest f, then highest g, then the deeper node (so a path reaches the window's end without
@@ -329,13 +332,34 @@ static int st_push(st_scratch *s, int32_t node, double g, double f, int32_t k) {
 
 MAPF__HEAP_DEFINE(st_xheap, st_xentry, st_xbefore)
 
-static int st_xpush(st_scratch *s, int32_t node, uint64_t gkey, uint64_t fkey, int32_t k) {
+/* The open list with exact keys is two heaps, whose union pops in the order of st_xbefore (the
+ * smaller of the two tops comes out): the front holds the entries pushed with the f of the
+ * front (set from the smallest entry whenever the front runs empty), the other heap the rest.
+ * RRA*'s distance is exact, so most children continue a path at the smallest f with more g
+ * than any other entry: in one heap each went up to its root, past every entry of higher f
+ * (most of the children, never expanded); the front holds few entries. Any two heaps of the
+ * same entries pop in the same order (no two entries are equal), so nothing else changes. */
+#define ST_F_SHIFT (64 - MAPF__KEY_BITS)
+
+MAPF__INLINE int st_xpush(st_scratch *s, int32_t node, uint64_t gkey, uint64_t fkey, int32_t k) {
   uint64_t gc = MAPF__KEY_MAX - gkey;
-  st_xentry e = {fkey << (64 - MAPF__KEY_BITS) | gc >> ST_GC_LO_BITS,
+  st_xentry e = {fkey << ST_F_SHIFT | gc >> ST_GC_LO_BITS,
                  (gc & ((UINT64_C(1) << ST_GC_LO_BITS) - 1)) << 38 | (uint64_t)(2047 - k) << 27 |
                      s->seq++,
                  node};
+  if (fkey == s->xfront_f)
+    return st_xheap_push(&s->xfront, &s->xfront_len, &s->xfront_cap, 64, e);
   return st_xheap_push(&s->xheap, &s->xheap_len, &s->xheap_cap, 256, e);
+}
+
+/* Removes and returns the first entry of the open list (not empty). */
+static inline st_xentry st_xpop(st_scratch *s) {
+  if (s->xfront_len > 0 &&
+      (s->xheap_len == 0 || st_xbefore(&s->xfront[0], &s->xheap[0])))
+    return st_xheap_pop(s->xfront, &s->xfront_len);
+  st_xentry e = st_xheap_pop(s->xheap, &s->xheap_len);
+  if (s->xfront_len == 0) s->xfront_f = e.hi >> ST_F_SHIFT;
+  return e;
 }
 
 /* The key of g of an entry. */
@@ -353,6 +377,8 @@ static int st_begin(st_scratch *s) {
   s->nnode = 0;
   s->heap_len = 0;
   s->xheap_len = 0;
+  s->xfront_len = 0;
+  s->xfront_f = UINT64_MAX; /* no key: the root goes to the other heap */
   s->seq = 0;
   if (s->slot_cap == 0) {
     s->slot_cap = 1024;
@@ -572,6 +598,7 @@ static void whca_free(void *state) {
   free(W->st.slot);
   free(W->st.heap);
   free(W->st.xheap);
+  free(W->st.xfront);
   free(W->st.bslot);
   free(W->st.hslot);
   mapf__rra_scratch_free(W->rra_scratch);
@@ -660,11 +687,11 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
   s->node[root].gkey = 0;
   if ((exact ? st_xpush(s, root, 0, mapf__cost_key(h0c), 0) : st_push(s, root, 0, h0, 0)) < 0)
     return -1;
-  while (exact ? s->xheap_len > 0 : s->heap_len > 0) {
+  while (exact ? s->xheap_len + s->xfront_len > 0 : s->heap_len > 0) {
     int32_t ek, eid;
     double eg = 0;
     if (exact) {
-      st_xentry e = st_xheap_pop(s->xheap, &s->xheap_len);
+      st_xentry e = st_xpop(s);
       eid = e.node;
       st_node *nd = &s->node[eid];
       if (nd->closed || st_xentry_gkey(&e) > nd->gkey) continue; /* stale */
