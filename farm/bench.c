@@ -108,9 +108,14 @@ int farm_bench_sim_run(const mapf_grid *g, const farm_bench_sim_opts *o, farm_be
   if (!ws) {
     rc = mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
   } else {
+    struct rusage ru0, ru1;
+    int have_ru = getrusage(RUSAGE_SELF, &ru0) == 0;
     double t0 = cpu_seconds();
     rc = mapf_run(ws, &cfg, &res, d);
     out->seconds = cpu_seconds() - t0;
+    if (have_ru && getrusage(RUSAGE_SELF, &ru1) == 0)
+      out->kernel_seconds = (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+                            1e-6 * (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec);
     out->setup_seconds = at_step0 > 0 ? at_step0 - t0 : 0;
   }
   if (rc == MAPF_OK) {

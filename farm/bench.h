@@ -60,6 +60,9 @@ typedef struct farm_bench_sim {
   double setup_seconds; /* the part of seconds before the first step: the planner's set-up
                            (PIBT's distance tables, built in a fresh workspace) */
   double planning_seconds; /* wall time of the search phases (mapf_result) */
+  double kernel_seconds; /* the system CPU time of the process during mapf_run (getrusage):
+                            mostly page faults of new memory, whose cost depends on the machine
+                            (a hypervisor backing fresh pages) more than on the code */
   long peak_rss_kib;   /* the process's peak resident set so far (getrusage ru_maxrss) */
 } farm_bench_sim;
 

@@ -2834,11 +2834,12 @@ static int cmd_bench(const farm_cli_cmd *cmd, int argc, char **argv) {
             r.agent_steps ? (r.seconds - r.setup_seconds) * 1e9 / (double)r.agent_steps : 0.0;
         printf("algo=%s map=%s agents=%d steps=%lld agent_steps=%lld ms=%.1f "
                "ns_per_agent_step=%.1f agent_steps_per_s=%.0f expansions=%lld completed=%d "
-               "peak_rss_mib=%.1f setup_ms=%.1f ns_per_agent_step_after_setup=%.1f\n",
+               "peak_rss_mib=%.1f setup_ms=%.1f ns_per_agent_step_after_setup=%.1f "
+               "kernel_ms=%.1f\n",
                def->name, g->name, (int)counts[c], (long long)r.steps, (long long)r.agent_steps,
                r.seconds * 1e3, ns, ns > 0 ? 1e9 / ns : 0.0, (long long)r.expansions,
                (int)r.completed, (double)r.peak_rss_kib / 1024.0, r.setup_seconds * 1e3,
-               ns_steps);
+               ns_steps, r.kernel_seconds * 1e3);
         fflush(stdout);
       }
     }

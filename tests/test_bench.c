@@ -168,6 +168,9 @@ Test(bench, sim_counts_agent_steps) {
   cr_assert_eq(r.agent_steps, 40 * r.steps);
   cr_assert_gt(r.expansions, 0);
   cr_assert_gt(r.peak_rss_kib, 0);
+  /* The kernel's part of this run alone, not of the process so far (ticks may round it). */
+  cr_assert(r.kernel_seconds >= 0 && r.kernel_seconds <= r.seconds + 0.02, "%g of %g",
+            r.kernel_seconds, r.seconds);
   mapf_grid_free(g);
 }
 
