@@ -312,6 +312,8 @@ async function fixtures(page) {
   await expectPixel(page, 2, 0, "free", "patrol at step 3: none on the old goal", 0.35, 0);
   await setSlider(page, 5);
   await expectPixel(page, 0, 2, "at goal", "step 5: the goal mark on the new goal", 0.35, 0);
+  check(JSON.stringify(await texts(page, "#goal-changes li.current")) === JSON.stringify(["t=5 agent 0 heads for (0,2)"]),
+        "the goal change of step 5 is marked", (await texts(page, "#goal-changes li.current")).join("; "));
 
   // Map changes: the map as it is at each step, the changes listed (a click goes to the step),
   // the checks made against the map of each step, malformed lines refused at their place.
@@ -323,8 +325,16 @@ async function fixtures(page) {
         (await texts(page, "#map-changes li")).join("; "));
   check((await text(page, "#info")).includes("map changes4"), "doors trace: the run's panel counts them", await text(page, "#info"));
   await doorsMap(page, "doors trace");
+  check((await texts(page, "#map-changes li.current")).length === 0, "no map change at step 0 is marked",
+        (await texts(page, "#map-changes li.current")).join("; "));
   await page.click("#map-changes li:nth-child(2)");
   check(await text(page, "#time-label") === "t = 2 / 6", "a click on a map change goes to its step", await text(page, "#time-label"));
+  check(JSON.stringify(await texts(page, "#map-changes li.current")) === JSON.stringify(["t=2 (3,3) closes"]),
+        "the map change of the step shown is marked", (await texts(page, "#map-changes li.current")).join("; "));
+  await setSlider(page, 3);
+  check(JSON.stringify(await texts(page, "#map-changes li.current")) === JSON.stringify(["t=3 (3,3) opens"]),
+        "the mark follows the step", (await texts(page, "#map-changes li.current")).join("; "));
+  await setSlider(page, 2);
   await expectPixel(page, 3, 3, "blocked", "doors trace after the click", CORNER, CORNER);
   await page.click("#last");
   await expectPixel(page, 2, 1, "blocked", "doors trace at the last step", CORNER, CORNER);
