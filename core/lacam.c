@@ -710,13 +710,12 @@ static void lacam_retarget(mapf__sim *sim, void *state, int32_t a) {
 /* The map changed (sim_int.h; docs/events.md): the plan may cross closed cells and the tables
  * are the old map's, so the search starts again from where the agents stand (Okumura 2023:
  * LaCAM plans from a configuration; the current one is as good a start as any), with every
- * table fetched again for the run's grid, a new map to the distance cache. */
+ * table fetched again for the run's grid, a new map to the distance cache (repaired from the
+ * old one around the changed cells: dist.h). */
 static int lacam_map_changed(mapf__sim *sim, void *state, const int32_t *cells, int32_t n) {
-  (void)cells;
-  (void)n;
   lacam *L = state;
   L->replan = 1;
-  return mapf__pibt_tables_changed(sim, &L->step, L->to_goal, L->to_start, L->cur) < 0
+  return mapf__pibt_tables_changed(sim, &L->step, cells, n, L->to_goal, L->to_start, L->cur) < 0
              ? MAPF_ENOMEM
              : MAPF_OK;
 }

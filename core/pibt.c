@@ -512,20 +512,21 @@ static void pibt_retarget(mapf__sim *sim, void *state, int32_t a) {
 
 /* The map changed (sim_int.h; docs/events.md): PIBT keeps no plan, only each agent's table of
  * distances to its target, which the change made wrong. The run's grid is a new map to the
- * distance cache; every table is fetched again (searched, unless the map was in this state
- * before), under patrol at once, otherwise at the next plan. Priorities stay. */
+ * distance cache; every table is fetched again (repaired around the changed cells, unless the
+ * map was in this state before), under patrol at once, otherwise at the next plan. Priorities
+ * stay. */
 static int pibt_map_changed(mapf__sim *sim, void *state, const int32_t *cells, int32_t n) {
-  (void)cells;
-  (void)n;
   pibt *P = state;
-  P->refetch = mapf__pibt_tables_changed(sim, &P->step, P->to_goal, P->to_start, P->cur);
+  P->refetch =
+      mapf__pibt_tables_changed(sim, &P->step, cells, n, P->to_goal, P->to_start, P->cur);
   return P->refetch < 0 ? MAPF_ENOMEM : MAPF_OK;
 }
 
-int32_t mapf__pibt_tables_changed(mapf__sim *sim, mapf__pibt *P, const uint32_t **to_goal,
-                                  const uint32_t **to_start, const uint32_t **cur) {
+int32_t mapf__pibt_tables_changed(mapf__sim *sim, mapf__pibt *P, const int32_t *cells,
+                                  int32_t n, const uint32_t **to_goal, const uint32_t **to_start,
+                                  const uint32_t **cur) {
   const mapf_instance *inst = sim->cfg->inst;
-  if (mapf__dist_begin(sim->dist, sim->grid) < 0) return -1;
+  if (mapf__dist_changed(sim->dist, sim->grid, cells, n) < 0) return -1;
   P->local = sim->dist->local;
   int32_t cleared = 0;
   for (int32_t a = 0; a < P->n; a++) {

@@ -57,12 +57,14 @@ void mapf__pibt_clear(mapf__pibt *P);
 
 struct mapf__sim;
 
-/* A map change (sim_int.h, map_changed) for a planner that keeps one distance table per agent
- * (dist.h; PIBT, LaCAM): the run's grid is a new map to the cache, P->local follows it, and
+/* A map change (sim_int.h, map_changed) at the n cells given, for a planner that keeps one
+ * distance table per agent (dist.h; PIBT, LaCAM): the run's grid is a new map to the cache
+ * (mapf__dist_changed: its tables are repaired from the old ones), P->local follows it, and
  * each agent's table of its current target, cur[a], is fetched again: under patrol both its
  * tables (to_goal, to_start) at once, otherwise cur[a] is cleared for the next plan to fetch.
  * Returns the number of entries cleared, or -1 when out of memory. */
-int32_t mapf__pibt_tables_changed(struct mapf__sim *sim, mapf__pibt *P, const uint32_t **to_goal,
-                                  const uint32_t **to_start, const uint32_t **cur);
+int32_t mapf__pibt_tables_changed(struct mapf__sim *sim, mapf__pibt *P, const int32_t *cells,
+                                  int32_t n, const uint32_t **to_goal, const uint32_t **to_start,
+                                  const uint32_t **cur);
 
 #endif
