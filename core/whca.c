@@ -499,6 +499,7 @@ typedef struct whca {
   size_t budget;      /* bytes of RRA* data before the least recently used are dropped; 0: none */
   size_t rra_bytes;   /* held by all agents' RRA* */
   int64_t *last_used; /* per agent: serial of its last search */
+  uint8_t *rested;    /* per agent: every move from the goal asked of its RRA* (rest_on_goal) */
   int64_t serial;
   struct lru { int64_t used; int32_t a; } *lru; /* scratch for eviction */
   rtable rt;
@@ -541,6 +542,7 @@ static int whca_init(mapf__sim *sim, void **state, mapf_diag *d) {
   W->victims = malloc(m * sizeof *W->victims);
   W->rra = calloc(m, sizeof *W->rra);
   W->last_used = calloc(m, sizeof *W->last_used);
+  W->rested = calloc(m, 1);
   W->lru = malloc(m * sizeof *W->lru);
   W->rra_scratch = mapf__rra_scratch_new();
   int64_t side = 2 * (int64_t)W->w + 1;
@@ -561,7 +563,7 @@ static int whca_init(mapf__sim *sim, void **state, mapf_diag *d) {
              (double)sim->grid->ncells * MAPF_SQRT2 + W->w * (P.wait + MAPF_SQRT2) < 524288.0;
   W->rt.seen = calloc(sim->grid->ncells > 0 ? (size_t)sim->grid->ncells : 1, sizeof *W->rt.seen);
   if (!W->rt.seen || !W->order || !W->plan || !W->plan_t0 || !W->plan_len || !W->marked ||
-      !W->victims || !W->rra || !W->last_used || !W->lru || !W->rra_scratch) {
+      !W->victims || !W->rra || !W->last_used || !W->rested || !W->lru || !W->rra_scratch) {
     whca_free(W);
     return mapf_diag_set(d, MAPF_ENOMEM, NULL, 0, 0, "out of memory");
   }
@@ -583,6 +585,7 @@ static void whca_free(void *state) {
     for (int32_t a = 0; a < W->n; a++) mapf__rra_free(&W->rra[a]);
   free(W->rra);
   free(W->last_used);
+  free(W->rested);
   free(W->lru);
   free(W->order);
   free(W->plan);
@@ -628,7 +631,7 @@ static void release(whca *W, int32_t a) {
  * chains a follows unless the chain of followers closes a cycle, which the last member of the
  * cycle to plan finds by walking the plans forward. A chain through an agent without a plan for
  * T + 1 is allowed: that agent plans later and must then keep clear of a. */
-static int may_move(const whca *W, int32_t a, int32_t u, int32_t v, int64_t T, int32_t x) {
+MAPF__INLINE int may_move(const whca *W, int32_t a, int32_t u, int32_t v, int64_t T, int32_t x) {
   if (W->single_pass && x >= 0 && x != a && x < a) return 0;
   int32_t y = rt_get(&W->rt, T, v);
   if (y < 0 || y == a) return 1;
@@ -643,6 +646,64 @@ static int may_move(const whca *W, int32_t a, int32_t u, int32_t v, int64_t T, i
     y = z;
   }
   return 0;
+}
+
+/* Is a's goal free for a at times t + 1 .. t + w (a's wait there never refused)? */
+static int goal_free(const whca *W, int32_t a, int32_t goal, int64_t t) {
+  for (int64_t T = t + 1; T <= t + W->w; T++) {
+    int32_t o = rt_get(&W->rt, T, goal);
+    if (o >= 0 && o != a) return 0;
+  }
+  return 1;
+}
+
+/* st_search for an agent on its goal that goal_free allows to stay there, which is about half of
+ * the searches of a long run, without searching: the outcome is known. A wait on the goal costs
+ * nothing, every other child costs at least 1, so the search expands (goal, 0), (goal, 1), ...,
+ * (goal, w), w + 1 expansions, and stays. What it must still do is ask RRA* the distance of each
+ * child it generates, (v, k + 1) for every neighbour v the reservations let a enter from the
+ * goal at a step k < w: a question can resume RRA* (its expansions count) though the answer
+ * changes nothing here. RRA*'s state after a set of questions does not depend on their order
+ * (each resumes the search's one expansion order until the cell asked is closed), and asking
+ * about a closed cell changes nothing, so each such neighbour is asked once, and none once every
+ * move from the goal has been asked since RRA* started (W->rested: a map change that adds a
+ * move from the goal drops the RRA*, whca_map_changed). Same results, expansions and memory as
+ * the search (the recorded runs of tests/test_whca.c pin them). */
+static int rest_on_goal(mapf__sim *sim, whca *W, int32_t a, int32_t *path, size_t bytes0) {
+  const mapf_grid *g = sim->grid;
+  mapf__rra *r = &W->rra[a];
+  const int32_t goal = sim->goal[a];
+  const int64_t t = sim->time;
+  int64_t rexp = 0;
+  int fail = 0;
+  if (!W->rested[a]) {
+    const unsigned m = g->moves[goal];
+    unsigned asked = 0;
+    for (int32_t k = 0; k < W->w && asked != m; k++) {
+      const int64_t T = t + k;
+      const int32_t x = rt_get(&W->rt, T + 1, goal);
+      for (int d = 0; d < 8; d++) {
+        if (!(m >> d & 1) || (asked >> d & 1)) continue;
+        int32_t v = goal + g->offset[d], o = rt_get(&W->rt, T + 1, v);
+        if ((o >= 0 && o != a) || !may_move(W, a, goal, v, T, x)) continue;
+        asked |= 1u << d;
+      }
+    }
+    mapf__cost2 c;
+    fail = mapf__rra_cost(r, g, goal, &rexp, W->rra_scratch, &c) < 0; /* the root's */
+    for (int d = 0; d < 8 && !fail; d++)
+      if (asked >> d & 1)
+        fail = mapf__rra_cost(r, g, goal + g->offset[d], &rexp, W->rra_scratch, &c) < 0;
+    W->rested[a] = !fail && asked == m;
+  }
+  if (mapf__rra_detach(W->rra_scratch) < 0) fail = 1;
+  W->rra_bytes += mapf__rra_bytes(r) - bytes0;
+  sim->expansions += W->w + 1 + rexp;
+  sim->agent[a].expansions += W->w + 1 + rexp;
+  sim->agent[a].searches++;
+  if (fail) return -1;
+  for (int32_t k = 0; k <= W->w; k++) path[k] = goal;
+  return 1;
 }
 
 /* Space-time A* for agent a from (pos, t) over w steps (Silver's WHCA* search; see the head
@@ -660,9 +721,14 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
   int32_t last = -1;
   /* Silver aims RRA* at the agent's start: the search starts at the agent's first search, from
    * its start cell; after an eviction it restarts aimed at where the agent is now. */
-  if (r->goal < 0) mapf__rra_start(r, g, goal, start);
+  if (r->goal < 0) {
+    mapf__rra_start(r, g, goal, start);
+    W->rested[a] = 0;
+  }
   size_t bytes0 = mapf__rra_bytes(r);
   W->last_used[a] = ++W->serial;
+  if (start == goal && goal_free(W, a, goal, t))
+    return rest_on_goal(sim, W, a, path, bytes0);
   if (st_begin(s) < 0) return -1;
   const int box = s->side > 0;
   int32_t boff[8] = {0};
