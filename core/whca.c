@@ -648,6 +648,18 @@ MAPF__INLINE int may_move(const whca *W, int32_t a, int32_t u, int32_t v, int64_
   return 0;
 }
 
+/* The end of a's search, which made `expansions` and found its RRA* at bytes0 bytes: a new RRA*
+ * that ran in the scratch (rra.h) goes into its blocks before its bytes are counted, and the
+ * work is counted. Returns -1 when out of memory. */
+static int search_end(mapf__sim *sim, whca *W, int32_t a, size_t bytes0, int64_t expansions) {
+  int rc = mapf__rra_detach(W->rra_scratch);
+  W->rra_bytes += mapf__rra_bytes(&W->rra[a]) - bytes0; /* only grows between evictions */
+  sim->expansions += expansions;
+  sim->agent[a].expansions += expansions;
+  sim->agent[a].searches++;
+  return rc;
+}
+
 /* Is a's goal free for a at times t + 1 .. t + w (a's wait there never refused)? */
 static int goal_free(const whca *W, int32_t a, int32_t goal, int64_t t) {
   for (int64_t T = t + 1; T <= t + W->w; T++) {
@@ -696,12 +708,7 @@ static int rest_on_goal(mapf__sim *sim, whca *W, int32_t a, int32_t *path, size_
         fail = mapf__rra_cost(r, g, goal + g->offset[d], &rexp, W->rra_scratch, &c) < 0;
     W->rested[a] = !fail && asked == m;
   }
-  if (mapf__rra_detach(W->rra_scratch) < 0) fail = 1;
-  W->rra_bytes += mapf__rra_bytes(r) - bytes0;
-  sim->expansions += W->w + 1 + rexp;
-  sim->agent[a].expansions += W->w + 1 + rexp;
-  sim->agent[a].searches++;
-  if (fail) return -1;
+  if (search_end(sim, W, a, bytes0, W->w + 1 + rexp) < 0 || fail) return -1;
   for (int32_t k = 0; k <= W->w; k++) path[k] = goal;
   return 1;
 }
@@ -867,13 +874,7 @@ static int st_search(mapf__sim *sim, whca *W, int32_t a, int32_t *path) {
     }
     if (fail) break;
   }
-  /* A new RRA* ran in the scratch (rra.h): into its blocks before its bytes are counted. */
-  if (mapf__rra_detach(W->rra_scratch) < 0) fail = 1;
-  W->rra_bytes += mapf__rra_bytes(r) - bytes0; /* RRA* memory only grows between evictions */
-  sim->expansions += exp + rexp;
-  sim->agent[a].expansions += exp + rexp;
-  sim->agent[a].searches++;
-  if (fail) return -1;
+  if (search_end(sim, W, a, bytes0, exp + rexp) < 0 || fail) return -1;
   if (!found) return 0;
   for (int32_t id = last; id >= 0; id = s->node[id].parent) path[s->node[id].k] = s->node[id].cell;
   return 1;
