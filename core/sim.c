@@ -1062,7 +1062,8 @@ int mapf_run(mapf_workspace *ws, const mapf_run_config *cfg, mapf_result *res, m
   sim.grid = g;
   /* The bounds are the one-shot problem's on its map: goals that change as the run goes, and
    * a map that changes, have none. */
-  if (rc == MAPF_OK && inst->nretask == 0 && !inst->lifelong && inst->nchange == 0)
+  if (rc == MAPF_OK && !cfg->no_bounds && inst->nretask == 0 && !inst->lifelong &&
+      inst->nchange == 0)
     rc = lower_bounds(ws, g, inst, res);
   mapf__dist_trim(&ws->dist, MAPF_DIST_CACHE_BYTES);
   for (int32_t a = 0; a < n; a++) sim.occ[sim.pos[a]] = -1;

@@ -210,8 +210,11 @@ typedef struct mapf_run_config {
   /* Direction-map coherence is sampled into mapf_result.coherence_series at step 0 and every
    * sample_every steps (algorithms with a direction map only); 0: no series. */
   int64_t sample_every;
-  mapf_cell_fn on_cell;   /* map changes as they happen; NULL: none. Last: older initialisers
-                             keep their meaning. */
+  mapf_cell_fn on_cell;   /* map changes as they happen; NULL: none. */
+  /* 1: no lower bounds (soc_lb and makespan_lb stay -1). `mapfarm calibrate` times the planner
+   * and the simulator alone: the bounds are metrics, computed after the last step, which the
+   * work model does not charge. Last: older initialisers keep their meaning. */
+  int no_bounds;
 } mapf_run_config;
 
 typedef struct mapf_workspace mapf_workspace;

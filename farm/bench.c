@@ -99,6 +99,7 @@ int farm_bench_sim_run(const mapf_grid *g, const farm_bench_sim_opts *o, farm_be
   cfg.limits.steps = o->steps;
   cfg.execution = MAPF_EXEC_CHAINS;
   cfg.seed = mapf_mix64(o->seed); /* as `mapfarm solve --seed` */
+  cfg.no_bounds = o->no_bounds;
   double at_step0 = 0;
   cfg.on_step = note_setup;
   cfg.ud = &at_step0;
@@ -137,7 +138,8 @@ int farm_bench_sim_run(const mapf_grid *g, const farm_bench_sim_opts *o, farm_be
 
 /* What the model is fitted to: a run's CPU seconds after its set-up, which the model does not
  * charge (docs/choices.md, "The work budget"): PIBT's distance tables are built once per
- * thread and goal and then found in the cache. */
+ * thread and goal and then found in the cache. calibrate's runs compute no lower bounds
+ * (farm_bench_sim_opts.no_bounds), which the model does not charge either. */
 static double measured(const farm_bench_sim *r) { return r->seconds - r->setup_seconds; }
 
 static double charged_seconds(const mapf_work_model *m, const farm_bench_sim *r) {

@@ -49,6 +49,7 @@ typedef struct farm_bench_sim_opts {
   int32_t agents;
   int64_t steps;             /* step limit (>= 1) */
   uint64_t seed;             /* the instance seed, as `mapfarm solve --seed` */
+  int no_bounds;             /* 1: the run computes no lower bounds (mapf_run_config) */
 } farm_bench_sim_opts;
 
 typedef struct farm_bench_sim {
@@ -73,7 +74,8 @@ int farm_bench_sim_run(const mapf_grid *g, const farm_bench_sim_opts *o, farm_be
 
 /* The work model (core/algo.h) fitted to measured runs of one algorithm (`mapfarm
  * calibrate`): the weights that make expansion_ns x expansions + agent_step_ns x agent_steps
- * closest to each run's CPU seconds after its set-up (seconds - setup_seconds) in relative
+ * closest to each run's CPU seconds after its set-up (seconds - setup_seconds; the runs compute
+ * no lower bounds, farm_bench_sim_opts.no_bounds) in relative
  * terms (least squares on charged / measured -
  * 1, both weights >= 0), and how well the built-in and the fitted weights track the runs. */
 typedef struct farm_calibration {

@@ -2687,7 +2687,8 @@ static int cmd_calibrate(const farm_cli_cmd *cmd, int argc, char **argv) {
   for (int32_t c = 0; c < ncounts && status == 0; c++)
     for (int32_t k = 0; k < instances && status == 0; k++)
       for (int32_t a = 0; a < nalgos && status == 0; a++) {
-        farm_bench_sim_opts o = {algos[a], (int32_t)counts[c], steps, (uint64_t)k + 1};
+        /* Without the lower bounds: metrics after the last step, not charged by the model. */
+        farm_bench_sim_opts o = {algos[a], (int32_t)counts[c], steps, (uint64_t)k + 1, 1};
         if (farm_bench_sim_run(g, &o, &runs[a * per + c * instances + k], &d) != MAPF_OK) {
           fprintf(stderr, "mapfarm: error: %s, %lld agents: %s\n", algos[a]->name, counts[c],
                   d.msg);
@@ -2822,7 +2823,7 @@ static int cmd_bench(const farm_cli_cmd *cmd, int argc, char **argv) {
       /* A program's command has no default to bench (external): solve or a plan runs it. */
       if (!only && def->program) continue;
       for (int c = 0; c < ncounts && status == 0; c++) {
-        farm_bench_sim_opts o = {def, (int32_t)counts[c], steps, (uint64_t)seed};
+        farm_bench_sim_opts o = {def, (int32_t)counts[c], steps, (uint64_t)seed, 0};
         farm_bench_sim r;
         if (farm_bench_sim_run(g, &o, &r, &d) != MAPF_OK) {
           print_diag(&d);

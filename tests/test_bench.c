@@ -160,7 +160,7 @@ Test(bench, astar_expands_the_reference_count_on_den520d, .timeout = 600) {
 
 Test(bench, sim_counts_agent_steps) {
   mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 32, 32, 0.2, 1, 3);
-  farm_bench_sim_opts o = {mapf_algo_find("bmaa"), 40, 50, 1};
+  farm_bench_sim_opts o = {mapf_algo_find("bmaa"), 40, 50, 1, 0};
   farm_bench_sim r;
   mapf_diag d = {0};
   cr_assert_eq(farm_bench_sim_run(g, &o, &r, &d), MAPF_OK, "%s", d.msg);
@@ -174,9 +174,35 @@ Test(bench, sim_counts_agent_steps) {
   mapf_grid_free(g);
 }
 
+/* calibrate's fit: runs whose CPU time after set-up is exactly 100 ns per expansion plus 40 ns
+ * per agent-step give those weights back, and weights twice as large charge every run twice
+ * its time (the median ratio), with a perfect correlation either way. */
+Test(bench, calibrate_fit_recovers_the_weights_of_exact_runs) {
+  farm_bench_sim runs[6];
+  memset(runs, 0, sizeof runs);
+  for (int i = 0; i < 6; i++) {
+    runs[i].expansions = 1000 * (i + 1) * (i % 2 ? 3 : 1);
+    runs[i].agent_steps = 5000 + 700 * i;
+    runs[i].setup_seconds = 0.01 * i; /* not charged: the fit leaves it out */
+    runs[i].seconds = runs[i].setup_seconds +
+                      (100.0 * (double)runs[i].expansions + 40.0 * (double)runs[i].agent_steps) *
+                          1e-9;
+  }
+  mapf_work_model twice = {200, 80};
+  farm_calibration c;
+  farm_calibrate_fit(runs, 6, &twice, &c);
+  cr_expect_eq(c.runs, 6);
+  cr_expect_float_eq(c.fitted.expansion_ns, 100.0, 1e-6);
+  cr_expect_float_eq(c.fitted.agent_step_ns, 40.0, 1e-6);
+  cr_expect_float_eq(c.ratio_fitted, 1.0, 1e-9);
+  cr_expect_float_eq(c.ratio_builtin, 2.0, 1e-9);
+  cr_expect_float_eq(c.r_builtin, 1.0, 1e-9);
+  cr_expect_float_eq(c.r_fitted, 1.0, 1e-9);
+}
+
 Test(bench, sim_reports_a_map_too_small_for_the_agents) {
   mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 4, 4, 0.0, 1, 1);
-  farm_bench_sim_opts o = {mapf_algo_find("bmaa"), 100, 10, 1};
+  farm_bench_sim_opts o = {mapf_algo_find("bmaa"), 100, 10, 1, 0};
   farm_bench_sim r;
   mapf_diag d = {0};
   cr_assert_neq(farm_bench_sim_run(g, &o, &r, &d), MAPF_OK);

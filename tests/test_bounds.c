@@ -298,3 +298,32 @@ Test(bounds, a_failed_run_has_none) {
   mapf_instance_free(inst);
   mapf_grid_free(g);
 }
+
+/* no_bounds (what `mapfarm calibrate` times): the same run without the bounds, which stay -1;
+ * with them, the bounds of the test's own breadth-first search. */
+Test(bounds, a_run_asked_for_none_has_none_and_the_same_moves) {
+  mapf_grid *g = test_mapgen(MAPF_MAPGEN_RANDOM, 32, 32, 0.2, 1, 5);
+  mapf_instance *inst = test_random_instance(g, 20, 3);
+  mapf_result with, without;
+  mapf_diag d = {0};
+  mapf_workspace *ws = mapf_workspace_new();
+  mapf_run_config cfg = test_run_config(g, inst, "far");
+  cfg.limits.steps = 200;
+  cr_assert_eq(mapf_run(ws, &cfg, &with, &d), MAPF_OK, "%s", d.msg);
+  cfg.no_bounds = 1;
+  cr_assert_eq(mapf_run(ws, &cfg, &without, &d), MAPF_OK, "%s", d.msg);
+  int64_t sum, max;
+  bfs_bounds(g, inst, &sum, &max);
+  cr_expect_eq(with.soc_lb, sum);
+  cr_expect_eq(with.makespan_lb, max);
+  cr_expect_eq(without.soc_lb, -1);
+  cr_expect_eq(without.makespan_lb, -1);
+  cr_expect_eq(without.steps, with.steps);
+  cr_expect_eq(without.expansions, with.expansions);
+  cr_expect_eq(without.completed, with.completed);
+  mapf_result_clear(&with);
+  mapf_result_clear(&without);
+  mapf_workspace_free(ws);
+  mapf_instance_free(inst);
+  mapf_grid_free(g);
+}
