@@ -75,9 +75,9 @@ int farm_bench_sim_run(const mapf_grid *g, const farm_bench_sim_opts *o, farm_be
 /* The work model (core/algo.h) fitted to measured runs of one algorithm (`mapfarm
  * calibrate`): the weights that make expansion_ns x expansions + agent_step_ns x agent_steps
  * closest to each run's CPU seconds after its set-up (seconds - setup_seconds; the runs compute
- * no lower bounds, farm_bench_sim_opts.no_bounds) in relative
- * terms (least squares on charged / measured -
- * 1, both weights >= 0), and how well the built-in and the fitted weights track the runs. */
+ * no lower bounds, farm_bench_sim_opts.no_bounds) in relative terms (least squares on charged /
+ * measured - 1, both weights >= 0), and how well the built-in and the fitted weights track the
+ * runs. */
 typedef struct farm_calibration {
   int32_t runs;
   mapf_work_model fitted;
